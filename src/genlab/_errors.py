@@ -1,0 +1,288 @@
+"""genlab's exceptions, all in one hierarchy.
+
+::
+
+    GenlabError
+    ├── APIError                    the service answered with an error envelope
+    │   ├── InvalidParameterError   400 INVALID_PARAMETER (also raised locally by validate())
+    │   ├── InvalidPromptError      400 INVALID_PROMPT
+    │   ├── AuthenticationError     401 / 403
+    │   ├── NotFoundError           404 (unknown task)
+    │   ├── RateLimitError          429
+    │   └── ServerError             5xx
+    ├── APIConnectionError          the service could not be reached
+    │   └── APITimeoutError         a request timed out
+    ├── SubmissionUncertainError    a submit may have reached the service; it was not resent
+    ├── TaskFailedError             the task ended with status "failed" (carries the record)
+    └── TaskTimeoutError            the wait's deadline passed; the task is still running
+
+Client errors are raised from one place (``APIError.from_response``); the catalog raises
+``InvalidParameterError`` before anything touches the network. This module imports only the
+standard library so that every layer may use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "APIConnectionError",
+    "APIError",
+    "APITimeoutError",
+    "AuthenticationError",
+    "ErrorDetail",
+    "GenlabError",
+    "InvalidParameterError",
+    "InvalidPromptError",
+    "NotFoundError",
+    "RateLimitError",
+    "ServerError",
+    "SubmissionUncertainError",
+    "TaskFailedError",
+    "TaskTimeoutError",
+]
+
+
+class GenlabError(Exception):
+    """Base class of every error genlab raises."""
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorDetail:
+    """One problem found in a request: where it is and what is wrong."""
+
+    loc: tuple[str | int, ...]
+    message: str
+
+    @property
+    def field(self) -> str:
+        """The location as a dotted path, e.g. ``reference_images.0.url``."""
+        return ".".join(str(part) for part in self.loc)
+
+
+class APIError(GenlabError):
+    """The service (or the catalog, on its behalf) refused a request.
+
+    Attributes:
+        status: HTTP status code.
+        code: the service's error code, e.g. ``INVALID_PARAMETER``.
+        message: the human-readable description.
+        request_id: the service's request identifier, when there is one.
+    """
+
+    default_code = "API_ERROR"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int,
+        code: str | None = None,
+        request_id: str | None = None,
+        body: Any = None,
+    ) -> None:
+        self.message = message
+        self.status = status
+        self.code = code or self.default_code
+        self.request_id = request_id
+        self.body = body
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        suffix = f" (request_id {self.request_id})" if self.request_id else ""
+        return f"{self.status} {self.code}: {self.message}{suffix}"
+
+    @classmethod
+    def from_response(
+        cls,
+        status: int,
+        body: Any,
+        *,
+        headers: Mapping[str, str] | None = None,
+    ) -> APIError:
+        """Build the right subclass from an HTTP status and a decoded error envelope.
+
+        Tolerates bodies that are not envelopes (a proxy's HTML page, an empty body).
+        """
+        envelope = body.get("error") if isinstance(body, Mapping) else None
+        if not isinstance(envelope, Mapping):
+            envelope = {}
+        code = envelope.get("code") if isinstance(envelope.get("code"), str) else None
+        message = envelope.get("message")
+        if not isinstance(message, str) or not message:
+            message = _default_message(status)
+        request_id = envelope.get("request_id")
+        request_id = request_id if isinstance(request_id, str) else None
+
+        kind = _class_for(status, code)
+        if kind is InvalidParameterError:
+            return InvalidParameterError(message, request_id=request_id, body=body)
+        if kind is RateLimitError:
+            retry_after = _retry_after(headers)
+            return RateLimitError(
+                message, code=code, request_id=request_id, body=body, retry_after=retry_after
+            )
+        return kind(message, status=status, code=code, request_id=request_id, body=body)
+
+
+class InvalidParameterError(APIError):
+    """A request breaks a model's rules (400 ``INVALID_PARAMETER``).
+
+    Raised by :func:`genlab.validate` before anything is sent, and for the service's own 400s.
+    ``errors`` lists every problem found, each with its field location and message.
+    """
+
+    default_code = "INVALID_PARAMETER"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        errors: Sequence[ErrorDetail] = (),
+        request_id: str | None = None,
+        body: Any = None,
+    ) -> None:
+        super().__init__(
+            message, status=400, code="INVALID_PARAMETER", request_id=request_id, body=body
+        )
+        self.errors: list[ErrorDetail] = list(errors) or [ErrorDetail((), message)]
+
+    @classmethod
+    def from_details(cls, details: Sequence[ErrorDetail]) -> InvalidParameterError:
+        """One error carrying every detail; the message lists them all."""
+        if len(details) == 1:
+            message = details[0].message
+        else:
+            lines = "\n".join(f"  - {d.message}" for d in details)
+            message = f"{len(details)} problems in the request:\n{lines}"
+        return cls(message, errors=details)
+
+
+class InvalidPromptError(APIError):
+    """The prompt contains content the service refuses (400 ``INVALID_PROMPT``)."""
+
+    default_code = "INVALID_PROMPT"
+
+
+class AuthenticationError(APIError):
+    """The API key is missing or wrong. Check ``GENLAB_API_KEY`` or pass ``api_key=``."""
+
+    default_code = "UNAUTHORIZED"
+
+
+class NotFoundError(APIError):
+    """The task (or path) does not exist on this service."""
+
+    default_code = "NOT_FOUND"
+
+
+class RateLimitError(APIError):
+    """Too many requests (429). ``retry_after`` holds the server's hint in seconds, if any."""
+
+    default_code = "RATE_LIMITED"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str | None = None,
+        request_id: str | None = None,
+        body: Any = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message, status=429, code=code, request_id=request_id, body=body)
+        self.retry_after = retry_after
+
+
+class ServerError(APIError):
+    """The service failed (5xx). Safe requests are retried before this is raised."""
+
+    default_code = "SERVER_ERROR"
+
+
+class APIConnectionError(GenlabError):
+    """The service could not be reached. Check the base URL and your network."""
+
+
+class APITimeoutError(APIConnectionError):
+    """A single HTTP request timed out."""
+
+
+class SubmissionUncertainError(GenlabError):
+    """A submit may have reached the service, but no answer came back.
+
+    The request was *not* resent, so nothing is billed twice. The task may exist: look at the
+    service's task list or your history before submitting again.
+    """
+
+    def __init__(self, message: str, *, model: str, body: Mapping[str, Any]) -> None:
+        super().__init__(message)
+        self.model = model
+        self.body = dict(body)
+
+
+class TaskFailedError(GenlabError):
+    """The task ended with status ``failed``; ``record`` holds the task record and its error."""
+
+    def __init__(self, message: str, *, record: Any) -> None:
+        super().__init__(message)
+        self.record = record
+
+    @property
+    def task_id(self) -> str:
+        return str(getattr(self.record, "task_id", ""))
+
+
+class TaskTimeoutError(GenlabError):
+    """The wait's deadline passed. The task is still running: wait again with ``task_id``."""
+
+    def __init__(self, message: str, *, task_id: str, last_status: str | None = None) -> None:
+        super().__init__(message)
+        self.task_id = task_id
+        self.last_status = last_status
+
+
+_STATUS_CLASSES: dict[int, type[APIError]] = {
+    400: InvalidParameterError,
+    401: AuthenticationError,
+    403: AuthenticationError,
+    404: NotFoundError,
+    429: RateLimitError,
+}
+
+
+def _class_for(status: int, code: str | None) -> type[APIError]:
+    if code == "INVALID_PROMPT":
+        return InvalidPromptError
+    if code == "INVALID_PARAMETER":
+        return InvalidParameterError
+    if status >= 500:
+        return ServerError
+    return _STATUS_CLASSES.get(status, APIError)
+
+
+def _default_message(status: int) -> str:
+    if status in (401, 403):
+        return "the API key was refused; set GENLAB_API_KEY or pass api_key= to the client"
+    if status == 404:
+        return "not found"
+    if status == 429:
+        return "rate limited; slow down and try again later"
+    if status >= 500:
+        return "the service failed to answer; try again later"
+    return f"the service answered HTTP {status}"
+
+
+def _retry_after(headers: Mapping[str, str] | None) -> float | None:
+    if not headers:
+        return None
+    value = headers.get("retry-after") or headers.get("Retry-After")
+    if value is None:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        return None
+    return max(0.0, seconds)

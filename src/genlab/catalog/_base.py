@@ -1,0 +1,318 @@
+"""Shared building blocks of the request classes: reference items, modes, and the rule engine.
+
+A request class declares its rules as data (class variables and field constraints); the one
+``@model_validator(mode="after")`` here reads that data, decides the input mode and collects
+every broken rule. Model-specific rules that are not data live in ``_extra_rules`` overrides
+in the model's own class.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Mapping, Sequence
+from enum import StrEnum
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic_core import PydanticCustomError
+
+from genlab.catalog._media import MediaRequirements
+
+RefType = Literal["asset", "first_frame", "last_frame", "edit_source"]
+REF_TYPES: tuple[str, ...] = ("asset", "first_frame", "last_frame", "edit_source")
+
+StrictBool = Annotated[bool, Field(strict=True)]
+
+
+class Mode(StrEnum):
+    """Input modes, decided by the combination of reference media (and multi-shot)."""
+
+    TEXT_TO_VIDEO = "text-to-video"
+    FIRST_FRAME = "first-frame"
+    FIRST_LAST_FRAME = "first-last-frame"
+    REFERENCE = "reference"
+    VIDEO_EDIT = "video-edit"
+    MOTION_CONTROL = "motion-control"
+    MULTI_SHOT = "multi-shot"
+    TEXT_TO_IMAGE = "text-to-image"
+    IMAGE_TO_IMAGE = "image-to-image"
+
+    @property
+    def label(self) -> str:
+        """A phrase for people, e.g. ``image-to-video, first and last frame``."""
+        return _MODE_LABELS[self]
+
+
+_MODE_LABELS = {
+    Mode.TEXT_TO_VIDEO: "text-to-video",
+    Mode.FIRST_FRAME: "image-to-video, first frame",
+    Mode.FIRST_LAST_FRAME: "image-to-video, first and last frame",
+    Mode.REFERENCE: "reference-to-video (asset references)",
+    Mode.VIDEO_EDIT: "video edit",
+    Mode.MOTION_CONTROL: "motion control",
+    Mode.MULTI_SHOT: "multi-shot",
+    Mode.TEXT_TO_IMAGE: "text-to-image",
+    Mode.IMAGE_TO_IMAGE: "image-to-image / style reference",
+}
+
+# (location, message) pairs collected by the rule engine.
+Problem = tuple[tuple[str | int, ...], str]
+
+
+class Reference(BaseModel):
+    """One reference item of a video request: a media URL and its role.
+
+    Example:
+        >>> Reference(url="https://example.com/cat.png", reference_type="first_frame").url
+        'https://example.com/cat.png'
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: Annotated[
+        str,
+        Field(
+            strict=True,
+            min_length=1,
+            description="Public HTTP(S) address of the media, or a data:image/ Base64 value "
+            "where the model allows it.",
+        ),
+    ]
+    reference_type: Annotated[
+        str | None,
+        Field(
+            strict=True,
+            description="Role of the item: asset (default), first_frame, last_frame or "
+            "edit_source. Which values apply depends on the model and the list.",
+        ),
+    ] = None
+
+    @property
+    def role(self) -> str:
+        """The effective role: ``asset`` when omitted, null or empty."""
+        return self.reference_type or "asset"
+
+
+class ImageReference(BaseModel):
+    """A reference image of an image request. Only ``url`` is known; other keys pass through."""
+
+    model_config = ConfigDict(extra="allow")
+
+    url: Annotated[str, Field(strict=True, min_length=1, description="Address of the image.")]
+
+
+class Shot(BaseModel):
+    """One shot of a multi-shot request (``extra_params.multi_prompt``)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    index: Annotated[int, Field(strict=True, ge=0, description="Position of the shot.")]
+    prompt: Annotated[str, Field(strict=True, description="What happens in this shot.")] = ""
+    duration: Annotated[
+        str | int | float,
+        Field(description="Seconds, as a string holding a number (numbers are converted)."),
+    ]
+
+    @model_validator(mode="after")
+    def _duration_is_seconds(self) -> Shot:
+        try:
+            seconds = float(self.duration)
+        except (TypeError, ValueError):
+            raise PydanticCustomError(
+                "shot_duration", "shot duration must be a number of seconds, got {value!r}",
+                {"value": self.duration},
+            ) from None
+        if not seconds > 0 or seconds != seconds:  # also rejects NaN
+            raise PydanticCustomError(
+                "shot_duration",
+                "shot duration must be a positive number of seconds, got {value!r}",
+                {"value": self.duration},
+            )
+        self.duration = f"{seconds:g}"
+        return self
+
+    @property
+    def seconds(self) -> float:
+        return float(self.duration)
+
+
+class ListRule(BaseModel):
+    """Which roles a reference list accepts for a model, and how it treats unknown ones."""
+
+    model_config = ConfigDict(frozen=True)
+
+    roles: frozenset[str]
+    unknown_as_asset: bool = False
+
+
+class RequestBase(BaseModel):
+    """Fields, data and the rule engine shared by every request class."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+
+    KIND: ClassVar[Literal["video", "image"]]
+    SUMMARY: ClassVar[str] = ""
+    MODES: ClassVar[frozenset[Mode]]
+    PROMPT_MAX: ClassVar[int | None] = None
+    LIST_RULES: ClassVar[Mapping[str, ListRule]] = {}
+    MEDIA: ClassVar[Mapping[str, MediaRequirements]] = {}
+    CREDITS_PER_SECOND: ClassVar[Mapping[str, int] | None] = None
+    # Why a field this model does not accept is refused, for a better message.
+    NOT_ACCEPTED: ClassVar[Mapping[str, str]] = {}
+    # Fields refused in some modes, and fields merely ignored in some modes.
+    REJECTED_IN_MODE: ClassVar[Mapping[Mode, Mapping[str, str]]] = {}
+    IGNORED_IN_MODE: ClassVar[Mapping[Mode, Mapping[str, str]]] = {}
+
+    _mode: Mode = PrivateAttr(default=Mode.TEXT_TO_VIDEO)
+    _notices: list[str] = PrivateAttr(default_factory=list)
+
+    @property
+    def model_name(self) -> str:
+        """The model value, e.g. ``video-a``."""
+        return str(self.__dict__["model"])
+
+    @property
+    def kind(self) -> Literal["video", "image"]:
+        """``"video"`` or ``"image"``: which endpoint serves this request."""
+        return self.KIND
+
+    @property
+    def mode(self) -> Mode:
+        """The input mode decided by the references (and multi-shot)."""
+        return self._mode
+
+    @property
+    def notices(self) -> tuple[str, ...]:
+        """Things the service will adjust or ignore, e.g. a downgraded resolution."""
+        return tuple(self._notices)
+
+    def to_body(self) -> dict[str, Any]:
+        """The JSON object sent on the wire: the fields that were given, normalised."""
+        body: dict[str, Any] = self.model_dump(mode="json", exclude_unset=True)
+        body["model"] = self.model_name
+        return body
+
+    def references(self, list_name: str) -> Sequence[Any]:
+        """The items of one reference list (empty when omitted or null)."""
+        value = self.__dict__.get(list_name)
+        return value if isinstance(value, list) else []
+
+    def media_requirements(self, list_name: str) -> MediaRequirements | None:
+        """The media rules for one reference list, for this request's mode."""
+        return self.MEDIA.get(list_name)
+
+    def credits_per_second(self) -> int | None:
+        """Published price per output second for this request, or None when not published."""
+        table = self.CREDITS_PER_SECOND
+        resolution = getattr(self, "resolution", None)
+        if table is None or resolution is None:
+            return None
+        return table.get(str(resolution))
+
+    # --- the rule engine -------------------------------------------------------------
+
+    @model_validator(mode="after")
+    def _check_rules(self) -> RequestBase:
+        problems: list[Problem] = []
+        notices: list[str] = []
+        self._check_references(problems, notices)
+        mode = self._detect_mode()
+        if mode not in self.MODES:
+            problems.append(((), self._unsupported_mode_message(mode)))
+        self._check_mode_fields(mode, problems, notices)
+        if self._prompt_required(mode) and not self.__dict__.get("prompt", "").strip():
+            problems.append(
+                (("prompt",), f"{self.model_name}: prompt is required in {mode.label} mode; "
+                 "describe what to generate")
+            )
+        self._extra_rules(mode, problems, notices)
+        if problems:
+            raise PydanticCustomError(
+                "genlab_rules",
+                "{summary}",
+                {"summary": "; ".join(m for _, m in problems), "problems": problems},
+            )
+        self._mode = mode
+        self._notices = notices
+        return self
+
+    @abstractmethod
+    def _detect_mode(self) -> Mode:
+        """The input mode, from the references. Each kind of request decides it."""
+
+    def _extra_rules(self, mode: Mode, problems: list[Problem], notices: list[str]) -> None:
+        """Model-specific rules that are not data. Overridden where needed."""
+
+    def _unsupported_mode_message(self, mode: Mode) -> str:
+        modes = ", ".join(m.label for m in sorted(self.MODES))
+        return f"{self.model_name} does not support {mode.label}; it supports {modes}"
+
+    def _check_references(self, problems: list[Problem], notices: list[str]) -> None:
+        for list_name, rule in self.LIST_RULES.items():
+            items = self.__dict__.get(list_name)
+            if not items:
+                continue
+            media = self.MEDIA.get(list_name)
+            allow_data = media.allow_data_uri if media else False
+            for i, item in enumerate(items):
+                loc = (list_name, i)
+                url = item if isinstance(item, str) else item.url
+                problem = _url_problem(url, media.kind if media else "image", allow_data)
+                if problem:
+                    text = f"{self.model_name}: {list_name}[{i}].url {problem}"
+                    problems.append(((*loc, "url"), text))
+                if not isinstance(item, Reference):
+                    continue
+                role = item.reference_type
+                if role in (None, "") or role in rule.roles:
+                    continue
+                if role not in REF_TYPES and rule.unknown_as_asset:
+                    # The interface says unknown roles are treated as asset for this list.
+                    notices.append(
+                        f"{list_name}[{i}].reference_type {role!r} is unknown; treated as asset"
+                    )
+                    item.reference_type = "asset"
+                    continue
+                allowed = ", ".join(sorted(rule.roles))
+                problems.append(
+                    (
+                        (*loc, "reference_type"),
+                        f"{self.model_name}: {list_name}[{i}].reference_type {role!r} is not "
+                        f"accepted in {list_name}; use one of {allowed}",
+                    )
+                )
+
+    def _check_mode_fields(self, mode: Mode, problems: list[Problem], notices: list[str]) -> None:
+        given = self.model_fields_set
+        for name, reason in self.REJECTED_IN_MODE.get(mode, {}).items():
+            if name in given:
+                problems.append(
+                    (
+                        (name,),
+                        f"{self.model_name}: {name} is not accepted in {mode.label} mode "
+                        f"({reason}); remove it",
+                    )
+                )
+        for name, reason in self.IGNORED_IN_MODE.get(mode, {}).items():
+            if name in given:
+                notices.append(f"{name} is ignored in {mode.label} mode ({reason})")
+
+    def _prompt_required(self, mode: Mode) -> bool:
+        """By default a prompt is needed only when there is nothing else to generate from."""
+        return mode in (Mode.TEXT_TO_VIDEO, Mode.TEXT_TO_IMAGE)
+
+
+def _url_problem(url: str, kind: str, allow_data: bool) -> str | None:
+    lowered = url[:16].lower()
+    if lowered.startswith(("http://", "https://")):
+        return None
+    if lowered.startswith("data:"):
+        if kind != "image":
+            return f"is a data: URI; {kind} references must be public http(s) URLs"
+        if not lowered.startswith("data:image/"):
+            return "is a data: URI that is not data:image/; send an image or a public URL"
+        if not allow_data:
+            return "is a data:image/ value; this model needs a public http(s) URL"
+        return None
+    shown = url if len(url) <= 60 else url[:57] + "..."
+    return f"{shown!r} is not an http(s) URL"
