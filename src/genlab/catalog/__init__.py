@@ -19,10 +19,11 @@ from pydantic import Field, TypeAdapter, ValidationError
 
 from genlab._errors import ErrorDetail, InvalidParameterError
 from genlab.catalog._base import ImageReference, Mode, Reference, RequestBase, Shot
-from genlab.catalog._dimensions import credits_for, output_size
+from genlab.catalog._dimensions import credits_for as _credits_for
+from genlab.catalog._dimensions import output_size
 from genlab.catalog._image import ImageA, ImageB, ImageC, ImageD, ImageRequest
 from genlab.catalog._media import MediaInfo, MediaRequirements, media_problems
-from genlab.catalog._messages import convert_errors
+from genlab.catalog._messages import convert_errors as _convert_errors
 from genlab.catalog._video import VideoA, VideoB, VideoC, VideoD, VideoE, VideoF
 from genlab.catalog._video_base import VideoRequest
 
@@ -71,7 +72,7 @@ def validate(body: Mapping[str, Any] | RequestBase) -> RequestBase:
         return _ADAPTER.validate_python(body if isinstance(body, dict) else dict(body))
     except ValidationError as exc:
         raise InvalidParameterError.from_details(
-            convert_errors(exc.errors(include_url=False), CATALOG)
+            _convert_errors(exc.errors(include_url=False), CATALOG)
         ) from None
     except (TypeError, ValueError, RecursionError, OverflowError) as exc:
         raise InvalidParameterError.from_details(
@@ -90,7 +91,7 @@ def estimate_credits(
         >>> estimate_credits({"model": "video-a", "prompt": "x", "resolution": "1080P"})
         1400
     """
-    return credits_for(validate(body), input_video_seconds)
+    return _credits_for(validate(body), input_video_seconds)
 
 
 def media_problems_for(
@@ -161,6 +162,7 @@ __all__ = [
     "VideoF",
     "VideoRequest",
     "estimate_credits",
+    "media_problems",
     "media_problems_for",
     "output_size",
     "validate",

@@ -8,12 +8,23 @@ in the model's own class.
 
 from __future__ import annotations
 
+import math
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from genlab.catalog._media import MediaRequirements
@@ -108,28 +119,30 @@ class Shot(BaseModel):
 
     index: Annotated[int, Field(strict=True, ge=0, description="Position of the shot.")]
     prompt: Annotated[str, Field(strict=True, description="What happens in this shot.")] = ""
+    # Strict members: a bool is not a number of seconds.
     duration: Annotated[
-        str | int | float,
+        StrictStr | StrictInt | StrictFloat,
         Field(description="Seconds, as a string holding a number (numbers are converted)."),
     ]
 
-    @model_validator(mode="after")
-    def _duration_is_seconds(self) -> Shot:
+    @field_validator("duration")
+    @classmethod
+    def _duration_is_seconds(cls, value: str | int | float) -> str:
+        shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
         try:
-            seconds = float(self.duration)
-        except (TypeError, ValueError):
+            seconds = float(value)
+        except (TypeError, ValueError, OverflowError):
             raise PydanticCustomError(
-                "shot_duration", "shot duration must be a number of seconds, got {value!r}",
-                {"value": self.duration},
+                "shot_duration", "shot duration must be a number of seconds, got {value}",
+                {"value": shown},
             ) from None
-        if not seconds > 0 or seconds != seconds:  # also rejects NaN
+        if not (seconds > 0 and math.isfinite(seconds)):  # also rejects NaN and infinity
             raise PydanticCustomError(
                 "shot_duration",
-                "shot duration must be a positive number of seconds, got {value!r}",
-                {"value": self.duration},
+                "shot duration must be a positive number of seconds, got {value}",
+                {"value": shown},
             )
-        self.duration = f"{seconds:g}"
-        return self
+        return f"{seconds:g}"
 
     @property
     def seconds(self) -> float:
@@ -152,6 +165,8 @@ class RequestBase(BaseModel):
 
     KIND: ClassVar[Literal["video", "image"]]
     SUMMARY: ClassVar[str] = ""
+    # A valid body, for docs, demos, forms and tests parametrized over the catalog.
+    EXAMPLE: ClassVar[Mapping[str, Any]] = {}
     MODES: ClassVar[frozenset[Mode]]
     PROMPT_MAX: ClassVar[int | None] = None
     LIST_RULES: ClassVar[Mapping[str, ListRule]] = {}

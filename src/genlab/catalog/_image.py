@@ -14,8 +14,20 @@ IMAGE_A_RATIOS = Literal[
     "1:1", "2:3", "3:2", "3:4", "4:3", "4:5", "5:4", "9:16", "16:9", "21:9", "9:21"
 ]
 IMAGE_D_RATIOS = Literal[
-    "1:1", "2:3", "3:2", "3:4", "4:3", "4:5", "5:4", "9:16", "16:9", "21:9",
-    "1:4", "1:8", "4:1", "8:1",
+    "1:1",
+    "2:3",
+    "3:2",
+    "3:4",
+    "4:3",
+    "4:5",
+    "5:4",
+    "9:16",
+    "16:9",
+    "21:9",
+    "1:4",
+    "1:8",
+    "4:1",
+    "8:1",
 ]
 # Formats of image references are not shown by the interface; these are the common web ones.
 _REFERENCE = MediaRequirements("image", ("jpeg", "png", "webp"), allow_data_uri=True)
@@ -23,14 +35,17 @@ _REFERENCE = MediaRequirements("image", ("jpeg", "png", "webp"), allow_data_uri=
 
 def image_prompt(max_length: int) -> Any:
     return Field(
-        "", strict=True, max_length=max_length,
+        "",
+        strict=True,
+        max_length=max_length,
         description=f"What to draw. Up to {max_length} characters. English or Chinese.",
     )
 
 
 def image_refs(max_items: int) -> Any:
     return Field(
-        None, max_length=max_items,
+        None,
+        max_length=max_items,
         description=f"At most {max_items} reference images (URLs or objects with url); "
         "when given, the mode is image-to-image / style reference.",
     )
@@ -38,8 +53,8 @@ def image_refs(max_items: int) -> Any:
 
 def aspect_field() -> Any:
     return Field(
-        None, description="Output aspect ratio. When omitted: follows the reference images, "
-        "else 1:1."
+        None,
+        description="Output aspect ratio. When omitted: follows the reference images, else 1:1.",
     )
 
 
@@ -72,6 +87,14 @@ class ImageA(ImageRequest):
         2
     """
 
+    EXAMPLE: ClassVar[dict[str, Any]] = {
+        "model": "image-a",
+        "prompt": "A watercolor map of an imaginary island",
+        "resolution": "1K",
+        "aspect_ratio": "4:3",
+        "quality": "medium",
+    }
+
     SUMMARY: ClassVar[str] = "Resolution tiers 1K/2K/4K, three quality tiers."
     PROMPT_MAX: ClassVar[int | None] = 32000
 
@@ -92,6 +115,11 @@ class ImageA(ImageRequest):
 
 class ImageB(ImageRequest):
     """image-b: fast and low-cost, 1K only (other resolutions are downgraded to 1K)."""
+
+    EXAMPLE: ClassVar[dict[str, Any]] = {
+        "model": "image-b",
+        "prompt": "A minimalist poster of a bicycle",
+    }
 
     SUMMARY: ClassVar[str] = "Fast, low-cost; 1K only."
     PROMPT_MAX: ClassVar[int | None] = 6000
@@ -115,6 +143,11 @@ class ImageB(ImageRequest):
 class ImageC(ImageRequest):
     """image-c: up to 4K, up to 14 reference images."""
 
+    EXAMPLE: ClassVar[dict[str, Any]] = {
+        "model": "image-c",
+        "prompt": "A cozy reading nook with afternoon light",
+    }
+
     SUMMARY: ClassVar[str] = "Up to 4K, up to 14 reference images."
     PROMPT_MAX: ClassVar[int | None] = 6000
 
@@ -127,6 +160,12 @@ class ImageC(ImageRequest):
 
 class ImageD(ImageRequest):
     """image-d: 14 aspect ratios, tiers 512 to 4K (512 is the cheap preview tier)."""
+
+    EXAMPLE: ClassVar[dict[str, Any]] = {
+        "model": "image-d",
+        "prompt": "A preview sketch of a robot gardener",
+        "resolution": "512",
+    }
 
     SUMMARY: ClassVar[str] = "14 aspect ratios; resolution tiers 512 to 4K; up to 14 references."
     PROMPT_MAX: ClassVar[int | None] = 6000

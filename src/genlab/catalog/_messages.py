@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -71,7 +72,8 @@ def convert_errors(
             for sub_loc, message in ctx["problems"]:
                 out.append(ErrorDetail(tuple(sub_loc), message))
             continue
-        # A reference item given as neither a URL string nor an object with url.
+        # A value that fits none of a union's members (a reference item given as neither a URL
+        # string nor an object with url, ...): pydantic reports one error per member.
         union_branch = _union_item(inner)
         if union_branch is not None:
             if union_branch in seen_items:
@@ -80,8 +82,8 @@ def convert_errors(
             out.append(
                 ErrorDetail(
                     union_branch,
-                    f"{prefix}{_path(union_branch)} must be a URL string or an object with a "
-                    f"url string (got {_show(err['input'])})",
+                    f"{prefix}{_path(union_branch)} must be {_union_expected(union_branch)} "
+                    f"(got {_show(err['input'])})",
                 )
             )
             continue
@@ -90,11 +92,25 @@ def convert_errors(
     return out
 
 
+# How pydantic names union members in error locations, e.g. ``duration.str``.
+_UNION_MEMBER = re.compile(r"^(str|int|float|bool|literal\[.*\]|ImageReference)$")
+_UNION_EXPECTED = {
+    "reference_images": "a URL string or an object with a url string",
+    "keep_original_sound": "true, false, 'yes' or 'no'",
+    "duration": "a number of seconds (a number, or a string holding one)",
+}
+
+
 def _union_item(inner: tuple[str | int, ...]) -> tuple[str | int, ...] | None:
-    if len(inner) >= 3 and inner[0] == "reference_images" and isinstance(inner[1], int):
-        if inner[2] in ("str", "ImageReference"):
-            return inner[:2]
+    for i, part in enumerate(inner[1:], start=1):
+        if isinstance(part, str) and _UNION_MEMBER.match(part):
+            return inner[:i]
     return None
+
+
+def _union_expected(loc: tuple[str | int, ...]) -> str:
+    names = [part for part in loc if isinstance(part, str)]
+    return _UNION_EXPECTED.get(names[-1] if names else "", "a value of an accepted type")
 
 
 def _message(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -36,6 +36,12 @@ class VideoA(VideoRequest):
         >>> VideoA(model="video-a", prompt="a red fox in snow", duration=10).mode.label
         'text-to-video'
     """
+
+    EXAMPLE: ClassVar[dict[str, Any]] = {
+        "model": "video-a",
+        "prompt": "A red fox trots through fresh snow at dawn, breath visible",
+        "duration": 5,
+    }
 
     SUMMARY: ClassVar[str] = (
         "Text, first frame, first and last frames, mixed image/video/audio references. "
@@ -90,7 +96,10 @@ class VideoBParams(ExtraParams):
     """video-b's extension parameters."""
 
     seed: int | None = Field(
-        None, strict=True, ge=-1, le=2**32 - 1,
+        None,
+        strict=True,
+        ge=-1,
+        le=2**32 - 1,
         description="-1 to 2^32-1; -1 or omitted means random. Same seed, similar output.",
     )
     watermark: StrictBool = Field(False, description="Add a watermark to the video.")
@@ -101,6 +110,12 @@ class VideoBParams(ExtraParams):
 
 class VideoB(VideoRequest):
     """video-b: frames, multimodal references, editing, audio, 21:9 and adaptive ratios."""
+
+    EXAMPLE: ClassVar[dict[str, Any]] = {
+        "model": "video-b",
+        "prompt": "A paper boat drifts down a rain-filled gutter",
+        "aspect_ratio": "16:9",
+    }
 
     SUMMARY: ClassVar[str] = (
         "Text, first frame, first and last frames, multimodal references (image, video, audio), "
@@ -114,17 +129,36 @@ class VideoB(VideoRequest):
     }
     MEDIA: ClassVar[dict[str, MediaRequirements]] = {
         "reference_images": MediaRequirements(
-            "image", IMAGE_FORMATS, max_bytes=30 * MB, min_side=300, max_side=6000,
-            min_aspect=ASPECT[0], max_aspect=ASPECT[1],
+            "image",
+            IMAGE_FORMATS,
+            max_bytes=30 * MB,
+            min_side=300,
+            max_side=6000,
+            min_aspect=ASPECT[0],
+            max_aspect=ASPECT[1],
         ),
         "reference_videos": MediaRequirements(
-            "video", ("mp4", "mov"), max_bytes=50 * MB, min_side=300, max_side=6000,
-            min_aspect=ASPECT[0], max_aspect=ASPECT[1], min_pixels=640 * 640,
-            max_pixels=834 * 1112, min_duration=2, max_duration=15, max_total_duration=15,
-            min_fps=24, max_fps=60,
+            "video",
+            ("mp4", "mov"),
+            max_bytes=50 * MB,
+            min_side=300,
+            max_side=6000,
+            min_aspect=ASPECT[0],
+            max_aspect=ASPECT[1],
+            min_pixels=640 * 640,
+            max_pixels=834 * 1112,
+            min_duration=2,
+            max_duration=15,
+            max_total_duration=15,
+            min_fps=24,
+            max_fps=60,
         ),
         "reference_audios": MediaRequirements(
-            "audio", ("wav", "mp3"), max_bytes=15 * MB, min_duration=2, max_duration=15,
+            "audio",
+            ("wav", "mp3"),
+            max_bytes=15 * MB,
+            min_duration=2,
+            max_duration=15,
             max_total_duration=15,
         ),
     }
@@ -157,13 +191,20 @@ class VideoCParams(ExtraParams):
     """video-c's extension parameters."""
 
     audio_setting: Literal["auto", "origin"] | None = Field(
-        None, description="Video edit only: auto (default, the model decides) or origin "
-        "(keep the original audio)."
+        None,
+        description="Video edit only: auto (default, the model decides) or origin "
+        "(keep the original audio).",
     )
 
 
 class VideoC(VideoRequest):
     """video-c: text, first frame, multi-image reference (character1, ...), video editing."""
+
+    EXAMPLE: ClassVar[dict[str, Any]] = {
+        "model": "video-c",
+        "prompt": "A lighthouse beam sweeps over a stormy sea",
+        "resolution": "720P",
+    }
 
     SUMMARY: ClassVar[str] = (
         "Text, first-frame image-to-video, multi-image reference-to-video, video editing."
@@ -180,17 +221,30 @@ class VideoC(VideoRequest):
         "reference_videos": ListRule(roles=ASSET_OR_EDIT),
     }
     _FIRST_FRAME_IMAGE: ClassVar[MediaRequirements] = MediaRequirements(
-        "image", ("jpeg", "png", "webp"), max_bytes=10 * MB, min_side=300,
-        min_aspect=ASPECT[0], max_aspect=ASPECT[1], allow_data_uri=True,
+        "image",
+        ("jpeg", "png", "webp"),
+        max_bytes=10 * MB,
+        min_side=300,
+        min_aspect=ASPECT[0],
+        max_aspect=ASPECT[1],
+        allow_data_uri=True,
     )
     MEDIA: ClassVar[dict[str, MediaRequirements]] = {
         "reference_images": MediaRequirements(
             "image", ("jpeg", "png", "webp"), min_short_side=400, allow_data_uri=True
         ),
         "reference_videos": MediaRequirements(
-            "video", ("mp4", "mov"), max_bytes=100 * MB, min_short_side=320, max_long_side=2160,
-            min_aspect=ASPECT[0], max_aspect=ASPECT[1], min_duration=3, max_duration=60,
-            min_fps=8, min_fps_exclusive=True,
+            "video",
+            ("mp4", "mov"),
+            max_bytes=100 * MB,
+            min_short_side=320,
+            max_long_side=2160,
+            min_aspect=ASPECT[0],
+            max_aspect=ASPECT[1],
+            min_duration=3,
+            max_duration=60,
+            min_fps=8,
+            min_fps_exclusive=True,
         ),
     }
     REJECTED_IN_MODE: ClassVar[dict[Mode, dict[str, str]]] = {
@@ -234,13 +288,21 @@ class VideoDParams(ExtraParams):
     """video-d's extension parameters."""
 
     character_orientation: Literal["video", "image"] | None = Field(
-        None, description="Whose orientation the character follows: video (motion clip up to "
-        "30 s, the default) or image (clip up to 10 s)."
+        None,
+        description="Whose orientation the character follows: video (motion clip up to "
+        "30 s, the default) or image (clip up to 10 s).",
     )
 
 
 class VideoD(VideoRequest):
     """video-d: motion control; the character of one image moves like the one in one video."""
+
+    EXAMPLE: ClassVar[dict[str, Any]] = {
+        "model": "video-d",
+        "prompt": "The character dances in a sunlit studio",
+        "reference_images": [{"url": "https://example.com/character.png"}],
+        "reference_videos": [{"url": "https://example.com/dance.mp4"}],
+    }
 
     SUMMARY: ClassVar[str] = (
         "Motion control: a character from one image moves like the motion in one video."
@@ -255,12 +317,22 @@ class VideoD(VideoRequest):
     }
     MEDIA: ClassVar[dict[str, MediaRequirements]] = {
         "reference_images": MediaRequirements(
-            "image", ("jpeg", "png"), max_bytes=10 * MB, min_side=300, max_side=65536,
-            min_aspect=ASPECT[0], max_aspect=ASPECT[1],
+            "image",
+            ("jpeg", "png"),
+            max_bytes=10 * MB,
+            min_side=300,
+            max_side=65536,
+            min_aspect=ASPECT[0],
+            max_aspect=ASPECT[1],
         ),
         "reference_videos": MediaRequirements(
-            "video", ("mp4", "mov"), max_bytes=100 * MB, min_side=340, max_side=3850,
-            min_duration=3, max_duration=30,
+            "video",
+            ("mp4", "mov"),
+            max_bytes=100 * MB,
+            min_side=340,
+            max_side=3850,
+            min_duration=3,
+            max_duration=30,
         ),
     }
     _MAX_CLIP: ClassVar[dict[str, float]] = {"video": 30.0, "image": 10.0}
@@ -300,6 +372,11 @@ class VideoEVideoReference(Reference):
 class VideoE(VideoRequest):
     """video-e: asset video references, edit_source editing, multi-shot, up to 4 images."""
 
+    EXAMPLE: ClassVar[dict[str, Any]] = {
+        "model": "video-e",
+        "prompt": "A hummingbird hovers at a red flower, slow motion",
+    }
+
     SUMMARY: ClassVar[str] = (
         "Asset video references, edit_source video editing, optional multi-shot, up to 4 "
         "accompanying asset images with a video."
@@ -315,12 +392,22 @@ class VideoE(VideoRequest):
     }
     MEDIA: ClassVar[dict[str, MediaRequirements]] = {
         "reference_images": MediaRequirements(
-            "image", ("jpeg", "png"), max_bytes=10 * MB, min_side=300,
-            min_aspect=ASPECT[0], max_aspect=ASPECT[1],
+            "image",
+            ("jpeg", "png"),
+            max_bytes=10 * MB,
+            min_side=300,
+            min_aspect=ASPECT[0],
+            max_aspect=ASPECT[1],
         ),
         "reference_videos": MediaRequirements(
-            "video", ("mp4", "mov"), max_bytes=200 * MB, min_side=720, max_side=2160,
-            min_duration=3, min_fps=24, max_fps=60,
+            "video",
+            ("mp4", "mov"),
+            max_bytes=200 * MB,
+            min_side=720,
+            max_side=2160,
+            min_duration=3,
+            min_fps=24,
+            max_fps=60,
         ),
     }
     IGNORED_IN_MODE: ClassVar[dict[Mode, dict[str, str]]] = {
@@ -332,8 +419,9 @@ class VideoE(VideoRequest):
 
     model: Literal["video-e"]
     prompt: str = prompt_field(
-        2500, note="Refer to inputs as <<<element_N>>>, <<<image_N>>>, <<<video_N>>>. Required "
-        "unless multi-shot uses shot_type customize."
+        2500,
+        note="Refer to inputs as <<<element_N>>>, <<<image_N>>>, <<<video_N>>>. Required "
+        "unless multi-shot uses shot_type customize.",
     )
     resolution: Literal["720P", "1080P"] = Field("720P", description="Default 720P.")
     aspect_ratio: Literal["16:9", "9:16", "1:1"] = Field("16:9", description="Default 16:9.")
@@ -364,6 +452,11 @@ class VideoE(VideoRequest):
 class VideoF(VideoRequest):
     """video-f: text, first frame, first/last-frame interpolation, multi-reference, multi-shot."""
 
+    EXAMPLE: ClassVar[dict[str, Any]] = {
+        "model": "video-f",
+        "prompt": "Time-lapse of clouds rolling over mountain peaks",
+    }
+
     SUMMARY: ClassVar[str] = (
         "Text, image-to-video, first/last-frame interpolation, multi-reference images, multi-shot."
     )
@@ -374,8 +467,12 @@ class VideoF(VideoRequest):
     }
     MEDIA: ClassVar[dict[str, MediaRequirements]] = {
         "reference_images": MediaRequirements(
-            "image", ("jpeg", "png"), max_bytes=10 * MB, min_side=200,
-            min_aspect=ASPECT[0], max_aspect=ASPECT[1],
+            "image",
+            ("jpeg", "png"),
+            max_bytes=10 * MB,
+            min_side=200,
+            min_aspect=ASPECT[0],
+            max_aspect=ASPECT[1],
         ),
     }
 

@@ -150,7 +150,7 @@ class VideoRequest(RequestBase):
     # --- combination rules ------------------------------------------------------------
 
     def _extra_rules(self, mode: Mode, problems: list[Problem], notices: list[str]) -> None:
-        if self._has_references():
+        if self._has_references() or self.MOTION_CONTROL:  # motion control needs its media
             self._check_combination(problems, notices)
         if self.__dict__.get("extra_params") is not None:
             self._check_multi_shot(problems, notices)

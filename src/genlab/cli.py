@@ -1,0 +1,119 @@
+"""The ``genlab`` command: ``genlab serve`` runs the emulator, ``genlab demo`` the main job."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from genlab.emulator import FaultConfig, create_app
+    from genlab.emulator._server import listening_socket
+
+    faults = FaultConfig(
+        fail_rate=args.fail_rate,
+        error_rate=args.error_rate,
+        rate_limit_rate=args.rate_limit_rate,
+        retry_after=args.retry_after,
+        latency=args.latency,
+        drop_rate=args.drop_rate,
+        seed=args.seed,
+    )
+    app = create_app(
+        api_key=args.api_key,
+        time_scale=args.time_scale,
+        faults=faults,
+        max_processing=args.max_processing,
+        media_dir=args.media_dir,
+        media_max_bytes=args.media_max_mb * 1024 * 1024,
+    )
+    sock = listening_socket(args.host, args.port)
+    port = sock.getsockname()[1]
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    base_url = f"http://{host}:{port}"
+    print(f"genlab emulator serving at {base_url}", flush=True)
+    print(f"  export GENLAB_BASE_URL={base_url}", flush=True)
+    print("  export GENLAB_API_KEY=<the key given with --api-key or GENLAB_API_KEY>", flush=True)
+    config = uvicorn.Config(app, log_level=args.log_level, access_log=False)
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from genlab._demo import run_demo
+
+    return run_demo(output=args.output, time_scale=args.time_scale)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``genlab`` command."""
+    from genlab.emulator._state import DEFAULT_API_KEY
+
+    parser = argparse.ArgumentParser(prog="genlab", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run the emulator until interrupted")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8765, help="0 picks a free port")
+    serve.add_argument(
+        "--api-key",
+        default=os.environ.get("GENLAB_API_KEY", DEFAULT_API_KEY),
+        help="the bearer key clients must send (default: $GENLAB_API_KEY, "
+        f"else {DEFAULT_API_KEY!r})",
+    )
+    serve.add_argument(
+        "--time-scale",
+        type=float,
+        default=1.0,
+        help="multiplies generation times; 0.02 finishes a video in < 1 s",
+    )
+    serve.add_argument(
+        "--max-processing",
+        type=int,
+        default=8,
+        help="tasks processed at once; the rest stay queued",
+    )
+    serve.add_argument("--media-dir", default=None, help="where media is kept (temporary)")
+    serve.add_argument("--media-max-mb", type=int, default=1024, help="media store cap")
+    serve.add_argument("--fail-rate", type=float, default=0.0, help="share of tasks that fail")
+    serve.add_argument("--error-rate", type=float, default=0.0, help="share of 5xx answers")
+    serve.add_argument("--rate-limit-rate", type=float, default=0.0, help="share of 429s")
+    serve.add_argument("--retry-after", type=float, default=1.0, help="Retry-After seconds")
+    serve.add_argument("--latency", type=float, default=0.0, help="seconds added per answer")
+    serve.add_argument(
+        "--drop-rate",
+        type=float,
+        default=0.0,
+        help="share of submits accepted, billed, then dropped unanswered",
+    )
+    serve.add_argument("--seed", type=int, default=None, help="makes the faults repeatable")
+    serve.add_argument("--log-level", default="warning")
+    serve.set_defaults(func=_serve)
+
+    demo = sub.add_parser("demo", help="the main job, on the embedded emulator")
+    demo.add_argument("--output", default="genlab-output", help="where results are written")
+    demo.add_argument("--time-scale", type=float, default=0.05)
+    demo.set_defaults(func=_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``genlab`` and ``python -m genlab``."""
+    args = build_parser().parse_args(argv)
+    if getattr(args, "media_dir", None):
+        from pathlib import Path
+
+        args.media_dir = Path(args.media_dir)
+    result: int = args.func(args)
+    return result
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,27 @@
+"""A faithful local copy of the generation service that renders real media.
+
+It speaks the interface's four endpoints, validates with the catalog, moves tasks through
+queued -> processing -> succeeded/failed on an injectable clock, renders H.264 MP4s and PNGs,
+and adds what testing needs: uploads, a ledger of what was billed, and fault injection.
+
+Example:
+    >>> from genlab import emulator
+    >>> with emulator.start(api_key="k", time_scale=0.02) as server:  # doctest: +SKIP
+    ...     print(server.base_url)
+"""
+
+from __future__ import annotations
+
+from genlab.emulator._faults import FaultConfig
+from genlab.emulator._server import EmulatorApp, EmulatorHandle, create_app, start
+from genlab.emulator._state import DEFAULT_API_KEY, EmulatorState
+
+__all__ = [
+    "DEFAULT_API_KEY",
+    "EmulatorApp",
+    "EmulatorHandle",
+    "EmulatorState",
+    "FaultConfig",
+    "create_app",
+    "start",
+]

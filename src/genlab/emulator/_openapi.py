@@ -1,0 +1,150 @@
+"""The emulator's OpenAPI document: request bodies come straight from the catalog, so field
+descriptions written once in the catalog become the API's documentation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+from pydantic import TypeAdapter
+
+from genlab.catalog import CATALOG
+
+_REF = "#/components/schemas/{model}"
+
+_ENVELOPE = {
+    "type": "object",
+    "required": ["error"],
+    "properties": {
+        "error": {
+            "type": "object",
+            "required": ["code", "message", "status", "request_id"],
+            "properties": {
+                "code": {"type": "string"},
+                "message": {"type": "string"},
+                "status": {"type": "integer"},
+                "request_id": {"type": "string"},
+            },
+        }
+    },
+}
+_TASK = {
+    "type": "object",
+    "required": ["task_id", "model", "created_at", "request_id"],
+    "properties": {
+        "task_id": {"type": "string"},
+        "model": {"type": "string"},
+        "created_at": {"type": "string"},
+        "request_id": {"type": "string"},
+    },
+}
+_NULLABLE_STR = {"anyOf": [{"type": "string"}, {"type": "null"}]}
+
+
+def _record(kind: str) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "type": "object",
+        "required": ["url", "width", "height"],
+        "properties": {
+            "url": {"type": "string"},
+            "width": {"type": "integer"},
+            "height": {"type": "integer"},
+        },
+    }
+    if kind == "videos":
+        item["properties"] |= {
+            "duration": {"type": "number"},
+            "cover_url": {"type": "string"},
+            "last_frame_url": {"type": "string"},
+        }
+        item["required"] = ["url", "width", "height", "duration", "cover_url"]
+    return {
+        "type": "object",
+        "required": [
+            "task_id",
+            "status",
+            "model",
+            "created_at",
+            "completed_at",
+            kind,
+            "error",
+            "request_id",
+        ],
+        "properties": {
+            "task_id": {"type": "string"},
+            "status": {"type": "string", "enum": ["queued", "processing", "succeeded", "failed"]},
+            "model": {"type": "string"},
+            "created_at": {"type": "string"},
+            "completed_at": _NULLABLE_STR,
+            kind: {"anyOf": [{"type": "array", "items": item}, {"type": "null"}]},
+            "error": {"anyOf": [{"type": "object"}, {"type": "null"}]},
+            "request_id": {"type": "string"},
+        },
+    }
+
+
+def _errors(*statuses: int) -> dict[str, Any]:
+    content = {"application/json": {"schema": {"$ref": _REF.format(model="ErrorEnvelope")}}}
+    out: dict[str, Any] = {
+        str(s): {"description": "Error envelope", "content": content} for s in statuses
+    }
+    out["503"] = {"description": "Overloaded (an envelope, or no body from a proxy)"}
+    return out
+
+
+def install_openapi(app: FastAPI) -> None:
+    """Replace FastAPI's generated document with one whose bodies are the catalog's classes."""
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema:
+            return app.openapi_schema
+        doc = get_openapi(
+            title=app.title, version=app.version, description=app.description, routes=app.routes
+        )
+        schemas = doc.setdefault("components", {}).setdefault("schemas", {})
+        schemas |= {
+            "ErrorEnvelope": _ENVELOPE,
+            "Task": _TASK,
+            "VideoTaskRecord": _record("videos"),
+            "ImageTaskRecord": _record("images"),
+        }
+        for kind in ("video", "image"):
+            classes = tuple(c for c in CATALOG.values() if c.KIND == kind)
+            union: Any = classes[0]
+            for cls in classes[1:]:
+                union = union | cls
+            schema = TypeAdapter(union).json_schema(ref_template=_REF)
+            schemas |= schema.pop("$defs", {})
+            body = {"required": True, "content": {"application/json": {"schema": schema}}}
+            post = doc["paths"][f"/v1/{kind}s/generate"]["post"]
+            post["requestBody"] = body
+            post["responses"] = {
+                "200": {
+                    "description": "The task",
+                    "content": {
+                        "application/json": {"schema": {"$ref": _REF.format(model="Task")}}
+                    },
+                },
+                **_errors(400, 401, 413, 429),
+            }
+            query = doc["paths"][f"/v1/{kind}s/tasks/{{task_id}}"]["get"]
+            record = "VideoTaskRecord" if kind == "video" else "ImageTaskRecord"
+            query["responses"] = {
+                "200": {
+                    "description": "The task record",
+                    "content": {
+                        "application/json": {"schema": {"$ref": _REF.format(model=record)}}
+                    },
+                },
+                **_errors(401, 404, 429),
+            }
+        for path in doc["paths"].values():
+            for operation in path.values():
+                if isinstance(operation, dict) and not operation.get("tags") == ["emulator"]:
+                    operation["security"] = [{"bearer": []}]
+        doc["components"]["securitySchemes"] = {"bearer": {"type": "http", "scheme": "bearer"}}
+        app.openapi_schema = doc
+        return doc
+
+    app.openapi = openapi  # type: ignore[method-assign]

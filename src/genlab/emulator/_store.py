@@ -1,0 +1,118 @@
+"""A bounded on-disk media store: results and uploads, evicted least-recently-used first."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+CONTENT_TYPES = {
+    ".mp4": "video/mp4",
+    ".mov": "video/quicktime",
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".webp": "image/webp",
+    ".gif": "image/gif",
+    ".bmp": "image/bmp",
+    ".tif": "image/tiff",
+    ".tiff": "image/tiff",
+    ".wav": "audio/wav",
+    ".mp3": "audio/mpeg",
+}
+
+
+def content_type_for(name: str) -> str:
+    """The media type for a file name, ``application/octet-stream`` when unknown."""
+    return CONTENT_TYPES.get(Path(name).suffix.lower(), "application/octet-stream")
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    path: Path
+    size: int
+    content_type: str
+
+
+class MediaStore:
+    """Files keyed by a relative path (``<task_id>/video-0.mp4``), at most ``max_bytes`` in all.
+
+    Args:
+        root: the folder to keep files in; a temporary folder (removed by :meth:`close`) when
+            None.
+        max_bytes: the cap; storing beyond it evicts the least recently used files.
+    """
+
+    def __init__(self, root: Path | None = None, max_bytes: int = 1 << 30) -> None:
+        self._owned = root is None
+        self.root = Path(tempfile.mkdtemp(prefix="genlab-emulator-")) if root is None else root
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.max_bytes = max_bytes
+        self._files: OrderedDict[str, Stored] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    @property
+    def used_bytes(self) -> int:
+        return self._bytes
+
+    def put(self, key: str, data: bytes) -> Stored:
+        """Store ``data`` under ``key`` (replacing it), then evict down to the cap."""
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".part")
+        tmp.write_bytes(data)
+        tmp.replace(path)
+        stored = Stored(path, len(data), content_type_for(key))
+        with self._lock:
+            old = self._files.pop(key, None)
+            if old is not None:
+                self._bytes -= old.size
+            self._files[key] = stored
+            self._bytes += stored.size
+            self._evict(keep=key)
+        return stored
+
+    def get(self, key: str) -> Stored | None:
+        """The stored file, marked as recently used; None when absent or evicted."""
+        with self._lock:
+            stored = self._files.get(key)
+            if stored is not None:
+                self._files.move_to_end(key)
+            return stored
+
+    def read(self, key: str) -> bytes | None:
+        stored = self.get(key)
+        if stored is None:
+            return None
+        try:
+            return stored.path.read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def close(self) -> None:
+        """Forget every file; remove the folder when the store created it."""
+        with self._lock:
+            self._files.clear()
+            self._bytes = 0
+        if self._owned:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def _path(self, key: str) -> Path:
+        parts = [p for p in key.split("/") if p not in ("", ".", "..")]
+        if not parts:
+            raise ValueError(f"bad media key {key!r}")
+        return self.root.joinpath(*parts)
+
+    def _evict(self, keep: str) -> None:
+        while self._bytes > self.max_bytes and len(self._files) > 1:
+            key, stored = next(iter(self._files.items()))
+            if key == keep:
+                self._files.move_to_end(key)
+                continue
+            del self._files[key]
+            self._bytes -= stored.size
+            stored.path.unlink(missing_ok=True)
