@@ -1,0 +1,44 @@
+"""``make bench``: every benchmark, medians printed as tables.
+
+Benchmarks measure speed goals; tests never do (the machines are shared and noisy).
+Run one alone with ``python -m benchmarks.bench_<name>``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks._util import print_table  # noqa: E402
+
+TITLES = {
+    "bench_catalog": "Catalog validation (median per request)",
+    "bench_media": "Media synthesis (median per file)",
+    "bench_emulator": "Emulator throughput",
+    "bench_polling": "Polling: requests per task and completion lag",
+}
+
+
+def main(names: list[str]) -> int:
+    import benchmarks
+
+    found = sorted(m.name for m in pkgutil.iter_modules(benchmarks.__path__)
+                   if m.name.startswith("bench_"))
+    chosen = [n for n in found if not names or n in names or n.removeprefix("bench_") in names]
+    failed = []
+    for name in chosen:
+        module = importlib.import_module(f"benchmarks.{name}")
+        rows = module.run()
+        print_table(TITLES.get(name, name), rows)
+        failed += [r["name"] for r in rows if r.get("met") is False]
+    if failed:
+        print(f"\n{len(failed)} goal(s) not met: {', '.join(failed)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

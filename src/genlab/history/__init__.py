@@ -1,0 +1,165 @@
+"""The durable task history: every submission, its status changes, results and credits.
+
+Example:
+    >>> import genlab, tempfile, os
+    >>> history = genlab.History(os.path.join(tempfile.mkdtemp(), "h.sqlite"))
+    >>> history.df().empty
+    True
+
+With a client::
+
+    history = genlab.History()                  # .genlab/history.sqlite, or $GENLAB_HISTORY
+    client = genlab.Client(history=history)     # genlab.connect() does this for you
+    client.generate(model="image-b", prompt="a kite")
+    history.df()                                # one row per submission, proper dtypes
+    history.summary(by="model")                 # count, success rate, p50/p95, credits
+    history.resume(client)                      # after a crash: finish what was submitted
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from genlab._errors import GenlabError
+from genlab.client import AsyncClient, Client, Task, TaskRecord
+from genlab.history._store import DEFAULT_PATH, Journal, default_path
+from genlab.history._views import FRAME_COLUMNS, frame, summarize
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+logger = logging.getLogger("genlab")
+
+__all__ = ["DEFAULT_PATH", "FRAME_COLUMNS", "History", "ResumeOutcome", "default_path"]
+
+
+class ResumeOutcome:
+    """What :meth:`History.resume` did for one task: its final record, or the error."""
+
+    __slots__ = ("error", "record", "task_id")
+
+    def __init__(self, task_id: str, record: TaskRecord | None, error: BaseException | None):
+        self.task_id = task_id
+        self.record = record
+        self.error = error
+
+    @property
+    def status(self) -> str:
+        if self.record is not None:
+            return self.record.status
+        return f"error: {type(self.error).__name__}" if self.error else "unknown"
+
+    def __repr__(self) -> str:
+        return f"ResumeOutcome({self.task_id!r}, {self.status!r})"
+
+
+class History(Journal):
+    """The journal as a DataFrame, its summaries, and resuming after a restart.
+
+    Args:
+        path: the SQLite file; ``$GENLAB_HISTORY``, else ``.genlab/history.sqlite`` in the
+            working directory. Several notebooks and processes may write to it at once.
+    """
+
+    def __repr__(self) -> str:
+        return f"History({str(self.path)!r})"
+
+    def df(
+        self,
+        *,
+        model: str | Sequence[str] | None = None,
+        status: str | Sequence[str] | None = None,
+        tag: str | Sequence[str] | None = None,
+        since: datetime | str | float | None = None,
+        until: datetime | str | float | None = None,
+    ) -> pd.DataFrame:
+        """Every submission as a row, oldest first, filtered as asked.
+
+        Timestamps are timezone-aware datetimes (UTC); ``credits`` and counts are nullable
+        integers; ``queue_seconds``, ``processing_seconds`` and ``total_seconds`` are derived.
+        ``state`` says what is known of the submission itself: ``sending`` (no answer yet, or
+        the process died while sending), ``accepted``, ``uncertain`` (it may have been billed
+        without a task id) or ``refused``.
+
+        Example:
+            history.df(model=["video-a", "video-b"], status="succeeded", since="2026-11-01")
+        """
+        return frame(self, model=model, status=status, tag=tag, since=since, until=until)
+
+    def summary(self, by: str | Sequence[str] = "model", **filters: Any) -> pd.DataFrame:
+        """Per group: tasks, succeeded, failed, uncertain, success rate, p50/p95 seconds from
+        creation to completion, credits spent (where priced) and how many had no price.
+
+        Example:
+            history.summary(by=["model", "resolution"], tag="sweep-1")
+        """
+        return summarize(self.df(**filters), by)
+
+    async def aresume(
+        self, client: AsyncClient, *, timeout: float | None = None, concurrency: int = 8
+    ) -> list[ResumeOutcome]:
+        """Wait for every task that was accepted but not seen to the end, and record it.
+
+        Uncertain submissions (no task id) cannot be resumed; they stay visible in ``df()``
+        with ``state == "uncertain"``. Nothing is ever submitted again.
+        """
+        rows = self.unfinished()
+        gate = asyncio.Semaphore(max(1, concurrency))
+
+        async def one(row: sqlite3.Row) -> ResumeOutcome:
+            task = _task_of(row)
+            async with gate:
+                try:
+                    record = await client.wait(task, timeout=timeout, raise_on_failure=False)
+                except GenlabError as exc:
+                    return ResumeOutcome(task.task_id, None, exc)
+            self._record_if_needed(client.history, record)
+            return ResumeOutcome(task.task_id, record, None)
+
+        return list(await asyncio.gather(*(one(r) for r in rows)))
+
+    def resume(self, client: Client, *, timeout: float | None = None) -> list[ResumeOutcome]:
+        """The blocking :meth:`aresume`, for a :class:`genlab.Client`.
+
+        Example:
+            client = genlab.connect()
+            for outcome in client_history.resume(client):
+                print(outcome)
+        """
+        if isinstance(client, AsyncClient):
+            raise TypeError("with an AsyncClient use: await history.aresume(client)")
+        outcomes = []
+        rows = self.unfinished()
+        futures = [
+            (_task_of(r), client.wait_future(_task_of(r), timeout=timeout, raise_on_failure=False))
+            for r in rows
+        ]
+        for task, future in futures:
+            try:
+                record = future.result(timeout=None if timeout is None else timeout + 30)
+            except GenlabError as exc:
+                outcomes.append(ResumeOutcome(task.task_id, None, exc))
+                continue
+            self._record_if_needed(client.history, record)
+            outcomes.append(ResumeOutcome(task.task_id, record, None))
+        return outcomes
+
+    def _record_if_needed(self, journal: object, record: TaskRecord) -> None:
+        # A client journaling into this very history has recorded it already.
+        if journal is not self:
+            self.status_changed(record)
+
+
+def _task_of(row: sqlite3.Row) -> Task:
+    created = row["created_at"]
+    return Task(
+        task_id=row["task_id"],
+        model=row["model"],
+        kind=row["kind"],
+        created_at=datetime.fromtimestamp(created, UTC) if created is not None else None,
+    )

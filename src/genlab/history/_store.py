@@ -1,0 +1,331 @@
+"""The durable task journal: one SQLite file in WAL mode, written ahead of the network.
+
+Every submission is recorded *before* it is sent; the task id, each status change, results,
+errors and timings follow. A process killed at any point leaves a row that says what is known,
+and :meth:`History.resume` finishes what was submitted but not seen to the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import statistics
+import threading
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from genlab.client._journal import SubmitEntry
+from genlab.client._types import Task, TaskRecord
+
+DEFAULT_PATH = Path(".genlab") / "history.sqlite"
+
+# One row per submission. Derived columns (prompt, sizes, first URL) are written once, so that
+# reading 100,000 rows into a DataFrame needs no JSON parsing.
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tasks (
+    entry_id      TEXT PRIMARY KEY,
+    task_id       TEXT UNIQUE,
+    model         TEXT NOT NULL,
+    kind          TEXT NOT NULL,
+    mode          TEXT,
+    state         TEXT NOT NULL,
+    status        TEXT,
+    tag           TEXT,
+    prompt        TEXT,
+    resolution    TEXT,
+    duration      REAL,
+    credits       INTEGER,
+    request       TEXT NOT NULL,
+    submitted_at  REAL NOT NULL,
+    accepted_at   REAL,
+    created_at    REAL,
+    started_at    REAL,
+    completed_at  REAL,
+    reason        TEXT,
+    error_code    TEXT,
+    error_message TEXT,
+    result_count  INTEGER,
+    result_url    TEXT,
+    width         INTEGER,
+    height        INTEGER,
+    media_seconds REAL,
+    results       TEXT,
+    paths         TEXT,
+    updated_at    REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tasks_model ON tasks (model, resolution, duration, status);
+CREATE INDEX IF NOT EXISTS tasks_submitted ON tasks (submitted_at);
+CREATE TABLE IF NOT EXISTS events (
+    task_id TEXT NOT NULL,
+    status  TEXT NOT NULL,
+    at      REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_task ON events (task_id);
+"""
+
+COLUMNS = (
+    "entry_id",
+    "task_id",
+    "model",
+    "kind",
+    "mode",
+    "state",
+    "status",
+    "tag",
+    "prompt",
+    "resolution",
+    "duration",
+    "credits",
+    "request",
+    "submitted_at",
+    "accepted_at",
+    "created_at",
+    "started_at",
+    "completed_at",
+    "reason",
+    "error_code",
+    "error_message",
+    "result_count",
+    "result_url",
+    "width",
+    "height",
+    "media_seconds",
+    "results",
+    "paths",
+    "updated_at",
+)
+ACTIVE_STATES = ("sending", "accepted")
+TERMINAL = ("succeeded", "failed")
+
+
+def _ts(value: Any) -> float | None:
+    return value.timestamp() if value is not None else None
+
+
+def default_path() -> Path:
+    """``$GENLAB_HISTORY``, else ``.genlab/history.sqlite`` in the working directory."""
+    return Path(os.environ.get("GENLAB_HISTORY") or DEFAULT_PATH)
+
+
+class Journal:
+    """The SQLite side of :class:`genlab.History`: the journal protocol and raw queries.
+
+    One connection per instance, guarded by a lock (the client writes from its runner thread
+    while a notebook reads from the main thread); other processes write through their own
+    connections, which WAL mode and a busy timeout let proceed side by side.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self.path = Path(path) if path is not None else default_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(
+            self.path, timeout=30, check_same_thread=False, isolation_level=None
+        )
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA busy_timeout=30000")
+        self._db.executescript(SCHEMA)
+        self._tag: str | None = None
+        self._durations: dict[tuple[str, str | None, float | None], list[float]] = {}
+
+    # --- plumbing ----------------------------------------------------------------------
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            self._db.row_factory = sqlite3.Row
+            try:
+                return list(self._db.execute(sql, params))
+            finally:
+                self._db.row_factory = None
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        return self._db
+
+    @property
+    def lock(self) -> threading.RLock:
+        return self._lock
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # --- tags --------------------------------------------------------------------------
+
+    @property
+    def tag(self) -> str | None:
+        """The tag given to submissions from now on (e.g. an experiment's name)."""
+        return self._tag
+
+    @tag.setter
+    def tag(self, value: str | None) -> None:
+        self._tag = value
+
+    @contextmanager
+    def tagging(self, tag: str) -> Iterator[None]:
+        """Tag every submission made inside the ``with`` block."""
+        previous, self._tag = self._tag, tag
+        try:
+            yield
+        finally:
+            self._tag = previous
+
+    # --- the journal protocol (called by the client) -----------------------------------
+
+    def submit_started(self, entry: SubmitEntry) -> str:
+        entry_id = uuid.uuid4().hex
+        now = time.time()
+        prompt = entry.body.get("prompt")
+        row = {
+            "entry_id": entry_id,
+            "model": entry.model,
+            "kind": entry.kind,
+            "mode": entry.mode,
+            "state": "sending",
+            "tag": self._tag,
+            "prompt": prompt if isinstance(prompt, str) else None,
+            "resolution": entry.resolution,
+            "duration": entry.duration,
+            "credits": entry.credits,
+            "request": json.dumps(entry.body, ensure_ascii=False),
+            "submitted_at": entry.submitted_at.timestamp(),
+            "updated_at": now,
+        }
+        names = ", ".join(row)
+        marks = ", ".join("?" for _ in row)
+        with self._write() as db:
+            db.execute(f"INSERT INTO tasks ({names}) VALUES ({marks})", list(row.values()))
+        return entry_id
+
+    def submit_accepted(self, entry_id: str, task: Task) -> None:
+        now = time.time()
+        with self._write() as db:
+            db.execute(
+                "UPDATE tasks SET state='accepted', task_id=?, status=COALESCE(status,'queued'),"
+                " accepted_at=?, created_at=?, updated_at=? WHERE entry_id=?",
+                (task.task_id, now, _ts(task.created_at) or now, now, entry_id),
+            )
+
+    def submit_uncertain(self, entry_id: str, reason: str) -> None:
+        self._set_state(entry_id, "uncertain", reason)
+
+    def submit_failed(self, entry_id: str, reason: str) -> None:
+        self._set_state(entry_id, "refused", reason)
+
+    def _set_state(self, entry_id: str, state: str, reason: str) -> None:
+        with self._write() as db:
+            db.execute(
+                "UPDATE tasks SET state=?, reason=?, updated_at=? WHERE entry_id=?",
+                (state, reason, time.time(), entry_id),
+            )
+
+    def status_changed(self, record: TaskRecord) -> None:
+        now = time.time()
+        results = record.results
+        first = results[0] if results else None
+        fields: dict[str, Any] = {"status": record.status, "updated_at": now}
+        if record.created_at is not None:
+            fields["created_at"] = _ts(record.created_at)
+        if record.status == "processing":
+            fields["started_at"] = now
+        if record.done:
+            fields["completed_at"] = _ts(record.completed_at) or now
+        if record.error is not None:
+            fields["error_code"] = record.error.code
+            fields["error_message"] = record.error.message
+        if results:
+            fields |= {
+                "result_count": len(results),
+                "result_url": first.url if first else None,
+                "width": first.width if first else None,
+                "height": first.height if first else None,
+                "media_seconds": getattr(first, "duration", None),
+                "results": json.dumps([r.model_dump(mode="json") for r in results]),
+            }
+        assigns = ", ".join(
+            f"{k}=COALESCE({k}, ?)" if k == "started_at" else f"{k}=?" for k in fields
+        )
+        with self._write() as db:
+            db.execute(
+                f"UPDATE tasks SET {assigns} WHERE task_id=?", [*fields.values(), record.task_id]
+            )
+            db.execute(
+                "INSERT INTO events (task_id, status, at) VALUES (?, ?, ?)",
+                (record.task_id, record.status, now),
+            )
+        if record.succeeded and record.seconds is not None:
+            self._forget_durations()
+
+    def results_saved(self, task_id: str, paths: Sequence[Path]) -> None:
+        with self._write() as db:
+            row = db.execute("SELECT paths FROM tasks WHERE task_id=?", (task_id,)).fetchone()
+            known = json.loads(row[0]) if row and row[0] else []
+            known += [str(p) for p in paths]
+            db.execute(
+                "UPDATE tasks SET paths=?, updated_at=? WHERE task_id=?",
+                (json.dumps(known), time.time(), task_id),
+            )
+
+    def expected_duration(
+        self, model: str, resolution: str | None, duration: float | None
+    ) -> float | None:
+        """Median seconds from creation to completion of the last 50 such tasks that succeeded."""
+        key = (model, resolution, duration)
+        samples = self._durations.get(key)
+        if samples is None:
+            rows = self.query(
+                "SELECT completed_at - created_at AS s FROM tasks WHERE model=? AND "
+                "resolution IS ? AND duration IS ? AND status='succeeded' AND "
+                "completed_at IS NOT NULL AND created_at IS NOT NULL "
+                "ORDER BY completed_at DESC LIMIT 50",
+                (model, resolution, duration),
+            )
+            samples = [float(r["s"]) for r in rows if r["s"] is not None and r["s"] >= 0]
+            self._durations[key] = samples
+        return float(statistics.median(samples)) if samples else None
+
+    def _forget_durations(self) -> None:
+        self._durations = {}
+
+    # --- bulk and queries --------------------------------------------------------------
+
+    def append_many(self, rows: Sequence[dict[str, Any]]) -> int:
+        """Insert finished rows in one transaction (imports, tests, benchmarks)."""
+        names = ", ".join(COLUMNS)
+        marks = ", ".join("?" for _ in COLUMNS)
+        now = time.time()
+        values = [[row.get(c, now if c == "updated_at" else None) for c in COLUMNS] for row in rows]
+        with self._write() as db:
+            db.executemany(f"INSERT INTO tasks ({names}) VALUES ({marks})", values)
+        self._forget_durations()
+        return len(values)
+
+    def unfinished(self) -> list[sqlite3.Row]:
+        """Accepted tasks not seen to the end (resumable), oldest first."""
+        return self.query(
+            "SELECT * FROM tasks WHERE state='accepted' AND task_id IS NOT NULL AND "
+            "(status IS NULL OR status NOT IN ('succeeded','failed')) ORDER BY submitted_at"
+        )
+
+    def uncertain(self) -> list[sqlite3.Row]:
+        """Submissions that may have been billed without a task id."""
+        return self.query(
+            "SELECT * FROM tasks WHERE state IN ('uncertain','sending') ORDER BY submitted_at"
+        )
