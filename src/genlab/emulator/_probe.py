@@ -52,13 +52,10 @@ def probe_media(data: bytes) -> MediaInfo:
     """
     if not data:
         raise MediaProbeError("empty file")
-    if _looks_like_image(data):
-        return _probe_image(data)
     try:
         return _probe_image(data)
     except _NotAnImage:
-        pass
-    return _probe_av(data)
+        return _probe_av(data)
 
 
 class _NotAnImage(Exception):
@@ -187,7 +184,7 @@ def _check_extent(container: av.container.InputContainer, data: bytes) -> None:
         if len(entries) and max(e.pos + e.size for e in entries[-8:]) > len(data):
             past_end = True
     if past_end:
-        raise MediaProbeError("the file is truncated or corrupt (it is shorter than its headers say)")
+        raise MediaProbeError("the file is truncated or corrupt (shorter than its headers say)")
 
 
 def _check_first_frame(container: av.container.InputContainer, stream: Any) -> None:

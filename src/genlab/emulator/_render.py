@@ -214,7 +214,6 @@ def render_test_video(
         raise ValueError(f"fps must be positive, got {fps}")
     n_frames = _frame_count(duration, fps)
     field = _planar_field(width, height, seed=n_frames)[:, :, 1]  # green makes a fine luma
-    yuv = np.full((height * 3 // 2, width), 128, dtype=np.uint8)
     box = max(2, min(width, height) // 6)
     top = (height - box) // 2
 
@@ -223,12 +222,14 @@ def render_test_video(
         stream = out.add_stream("libx264", rate=Fraction(fps).limit_denominator(1001))
         stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
         stream.options = {**_X264_OPTIONS, "x264-params": "bframes=0"}
-        frame = av.VideoFrame.from_numpy_buffer(yuv, format="yuv420p")
+        frame = av.VideoFrame(width, height, "yuv420p")
+        luma, cb, cr = _planes(frame)
+        cb[:], cr[:] = 128, 128
         for i in range(n_frames):
             # A bright square sweeping across the field: motion on every frame.
-            yuv[:height] = field
+            luma[:] = field
             x = (i * max(1, width // 48)) % max(1, width - box)
-            yuv[top : top + box, x : x + box] = 235
+            luma[top : top + box, x : x + box] = 235
             frame.pts = i
             out.mux(stream.encode(frame))
         out.mux(stream.encode(None))
@@ -236,8 +237,9 @@ def render_test_video(
 
 
 def clear_render_cache() -> None:
-    """Forget the cached one-second GOPs, e.g. to time cold renders in a benchmark."""
+    """Forget the cached one-second GOPs and tone clip, e.g. to time cold renders."""
     _encoded_second.cache_clear()
+    _tone_clip.cache_clear()
 
 
 def encode_png(pixels: U8Array) -> bytes:
@@ -312,18 +314,19 @@ def _faststart_output(buf: io.BytesIO, container: str) -> av.container.OutputCon
     return av.open(buf, "w", format=container, container_options=options, io_open=reopen)
 
 
-def _yuv420(pixels: U8Array) -> tuple[U8Array, U8Array, U8Array, U8Array]:
-    """(h, w, 3) RGB -> packed BT.709 yuv420p (h * 3 // 2, w) and writable Y, U, V views."""
-    height, width, _ = pixels.shape
+def _yuv420(pixels: U8Array) -> av.VideoFrame:
+    """(h, w, 3) RGB -> a BT.709, limited-range yuv420p frame."""
     frame = av.VideoFrame.from_ndarray(np.ascontiguousarray(pixels), format="rgb24")
-    frame = frame.reformat(format="yuv420p", dst_colorspace="ITU709", dst_color_range="MPEG")
-    yuv: U8Array = np.ascontiguousarray(frame.to_ndarray(), dtype=np.uint8)
-    flat = yuv.reshape(-1)
-    luma, chroma = width * height, (width // 2) * (height // 2)
-    y = flat[:luma].reshape(height, width)
-    u = flat[luma : luma + chroma].reshape(height // 2, width // 2)
-    v = flat[luma + chroma : luma + 2 * chroma].reshape(height // 2, width // 2)
-    return yuv, y, u, v
+    return frame.reformat(format="yuv420p", dst_colorspace="ITU709", dst_color_range="MPEG")
+
+
+def _planes(frame: av.VideoFrame) -> tuple[U8Array, U8Array, U8Array]:
+    """Writable views of a yuv420p frame's Y, U and V planes (rows may be padded)."""
+    views = []
+    for plane in frame.planes:
+        flat = np.frombuffer(memoryview(plane), dtype=np.uint8)[: plane.height * plane.line_size]
+        views.append(flat.reshape(plane.height, plane.line_size)[:, : plane.width])
+    return views[0], views[1], views[2]
 
 
 @functools.lru_cache(maxsize=32)
@@ -336,8 +339,9 @@ def _encoded_second(width: int, height: int, lines: tuple[str, ...], fps: int) -
     pixels, bar = _draw_scene(width, height, lines, seed=_text_seed(lines), bar=True)
     strip = pixels[bar.y0 : bar.y1].copy()
     _draw_bar(strip, bar, 1.0, dy=bar.y0)
-    yuv, y, u, v = _yuv420(pixels)
-    _, sy, su, sv = _yuv420(strip)
+    frame = _yuv420(pixels)
+    y, u, v = _planes(frame)
+    sy, su, sv = _planes(_yuv420(strip))
     r0, r1 = bar.y0 // 2, bar.y1 // 2
 
     buf = io.BytesIO()
@@ -351,9 +355,8 @@ def _encoded_second(width: int, height: int, lines: tuple[str, ...], fps: int) -
         ctx = stream.codec_context
         ctx.colorspace = ctx.color_primaries = ctx.color_trc = _BT709
         ctx.color_range = _MPEG_RANGE
-        # A zero-copy frame over ``yuv``; x264 copies the picture inside encode(), so the
-        # array may change between frames.
-        frame = av.VideoFrame.from_numpy_buffer(yuv, format="yuv420p")
+        # One frame, edited in place: x264 copies the picture inside encode(), so the planes
+        # may change between frames.
         done = bar.x0
         for i in range(fps):
             stop = _bar_stop(bar, (i + 1) / fps)
