@@ -6,33 +6,14 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from genlab.history._store import COLUMNS, Journal
+from genlab.history._store import Journal
 
 if TYPE_CHECKING:
     import pandas as pd
 
-_TIMES = ("submitted_at", "accepted_at", "created_at", "started_at", "completed_at")
+_TIMES = ("submitted_at", "created_at", "started_at", "completed_at")
 _INTS = ("credits", "result_count", "width", "height")
 _FLOATS = ("duration", "media_seconds")
-_TEXT = (
-    "entry_id",
-    "task_id",
-    "model",
-    "kind",
-    "mode",
-    "state",
-    "status",
-    "tag",
-    "prompt",
-    "resolution",
-    "reason",
-    "error_code",
-    "error_message",
-    "result_url",
-    "request",
-    "results",
-    "paths",
-)
 # The columns of history.df(), in order.
 FRAME_COLUMNS = (
     "task_id",
@@ -67,6 +48,10 @@ FRAME_COLUMNS = (
 )
 
 
+_DERIVED = ("queue_seconds", "processing_seconds", "total_seconds")
+_FETCHED = tuple(c for c in FRAME_COLUMNS if c not in _DERIVED)
+
+
 def _seconds(value: datetime | str | float | None) -> float | None:
     if value is None:
         return None
@@ -93,43 +78,58 @@ def frame(
     until: datetime | str | float | None = None,
 ) -> pd.DataFrame:
     """The journal as a DataFrame, one row per submission, newest last (see History.df)."""
+    import numpy as np
     import pandas as pd
 
     where: list[str] = []
     params: list[Any] = []
-    for column, wanted in (("model", model), ("status", status), ("tag", tag)):
+    for field, wanted in (("model", model), ("status", status), ("tag", tag)):
         values = _listify(wanted)
         if values is not None:
-            where.append(f"{column} IN ({', '.join('?' for _ in values)})")
+            where.append(f"{field} IN ({', '.join('?' for _ in values)})")
             params += values
     for op, bound in ((">=", since), ("<", until)):
         seconds = _seconds(bound)
         if seconds is not None:
             where.append(f"submitted_at {op} ?")
             params.append(seconds)
-    sql = f"SELECT {', '.join(COLUMNS)} FROM tasks"
+    sql = f"SELECT {', '.join(_FETCHED)} FROM tasks"
     if where:
         sql += " WHERE " + " AND ".join(where)
     sql += " ORDER BY submitted_at"
     with journal.lock:
         rows = journal.connection.execute(sql, params).fetchall()
-    df = pd.DataFrame.from_records(rows, columns=list(COLUMNS))
-    for name in _TIMES:
-        df[name] = pd.to_datetime(df[name].astype("float64"), unit="s", utc=True)
-    for name in _INTS:
-        df[name] = df[name].astype("Int64")
-    for name in _FLOATS:
-        df[name] = df[name].astype("Float64")
-    for name in _TEXT:
-        df[name] = df[name].astype("string")
-    df["queue_seconds"] = _between(df["created_at"], df["started_at"])
-    df["processing_seconds"] = _between(df["started_at"], df["completed_at"])
-    df["total_seconds"] = _between(df["created_at"], df["completed_at"])
-    return df[list(FRAME_COLUMNS)].reset_index(drop=True)
+    # Built column by column, already in the final order: numeric columns go through one
+    # vectorised float array each, and no reindexing copy is needed at the end.
+    columns: list[Sequence[Any]] = (
+        list(zip(*rows, strict=True)) if rows else [() for _ in _FETCHED]
+    )
+    data: dict[str, Any] = {}
+    for name, column in zip(_FETCHED, columns, strict=True):
+        if name in _TIMES:
+            data[name] = pd.to_datetime(np.array(column, dtype="float64"), unit="s", utc=True)
+        elif name in _INTS:
+            data[name] = pd.Series(np.array(column, dtype="float64")).astype("Int64").array
+        elif name in _FLOATS:
+            data[name] = pd.Series(np.array(column, dtype="float64")).astype("Float64").array
+        else:
+            data[name] = pd.array(list(column), dtype="string")
+    spans = {
+        "queue_seconds": ("created_at", "started_at"),
+        "processing_seconds": ("started_at", "completed_at"),
+        "total_seconds": ("created_at", "completed_at"),
+    }
+    ordered = {
+        name: _between(data[spans[name][0]], data[spans[name][1]]) if name in spans else data[name]
+        for name in FRAME_COLUMNS
+    }
+    return pd.DataFrame(ordered)
 
 
-def _between(start: pd.Series, end: pd.Series) -> pd.Series:
-    return (end - start).dt.total_seconds().astype("Float64")
+def _between(start: Any, end: Any) -> Any:
+    import pandas as pd
+
+    return pd.Series(end - start).dt.total_seconds().astype("Float64").array
 
 
 def summarize(df: pd.DataFrame, by: str | Sequence[str] = "model") -> pd.DataFrame:
