@@ -142,7 +142,8 @@ class Shot(BaseModel):
                 "shot duration must be a positive number of seconds, got {value}",
                 {"value": shown},
             )
-        return f"{seconds:g}"
+        # Canonical and lossless: "03" and 3 become "3", "2.1234567" stays "2.1234567".
+        return str(int(seconds)) if seconds.is_integer() else repr(seconds)
 
     @property
     def seconds(self) -> float:
