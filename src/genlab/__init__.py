@@ -8,6 +8,10 @@ Example:
 
 from __future__ import annotations
 
+import importlib
+import typing
+from typing import Any
+
 from genlab._errors import (
     APIConnectionError,
     APIError,
@@ -25,18 +29,57 @@ from genlab._errors import (
     TaskTimeoutError,
 )
 from genlab.catalog import CATALOG, GenerationRequest, Mode, estimate_credits, validate
+from genlab.client import (
+    AsyncClient,
+    Client,
+    ImageResult,
+    Task,
+    TaskError,
+    TaskRecord,
+    VideoResult,
+)
+
+if typing.TYPE_CHECKING:
+    from genlab.comparison import Comparison, compare
+    from genlab.history import History
+
+# Loaded on first use (PEP 562): they bring pandas, matplotlib and tqdm, which a plain script
+# using the client must not pay for.
+_LAZY = {
+    "Comparison": "genlab.comparison",
+    "History": "genlab.history",
+    "compare": "genlab.comparison",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'genlab' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "CATALOG",
     "APIConnectionError",
     "APIError",
     "APITimeoutError",
+    "AsyncClient",
     "AuthenticationError",
+    "CATALOG",
+    "Client",
+    "Comparison",
     "ErrorDetail",
     "GenerationRequest",
     "GenlabError",
+    "History",
+    "ImageResult",
     "InvalidParameterError",
     "InvalidPromptError",
     "Mode",
@@ -44,8 +87,13 @@ __all__ = [
     "RateLimitError",
     "ServerError",
     "SubmissionUncertainError",
+    "Task",
+    "TaskError",
     "TaskFailedError",
+    "TaskRecord",
     "TaskTimeoutError",
+    "VideoResult",
+    "compare",
     "estimate_credits",
     "validate",
 ]

@@ -1,0 +1,429 @@
+"""The asynchronous client: submit, get, wait, generate, download and map.
+
+Example:
+    async with genlab.AsyncClient() as client:
+        record = await client.generate(model="video-a", prompt="a fox in the snow")
+        paths = await client.download(record, "out/")
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+from pydantic import ValidationError
+
+from genlab._errors import (
+    APIConnectionError,
+    APIError,
+    GenlabError,
+    NotFoundError,
+    RateLimitError,
+    ServerError,
+    SubmissionUncertainError,
+    TaskFailedError,
+)
+from genlab.catalog import RequestBase, estimate_credits, validate
+from genlab.client._batch import run_many
+from genlab.client._config import ClientConfig, ConfigurationError, resolve_config
+from genlab.client._download import download_record
+from genlab.client._journal import MemoryJournal, SubmitEntry, TaskJournal
+from genlab.client._polling import PollSchedule
+from genlab.client._transport import Http, uncertain_message
+from genlab.client._types import Kind, Outcome, Task, TaskRecord
+from genlab.client._waiting import OnUpdate, elapsed_since, poll_until_done
+
+logger = logging.getLogger("genlab")
+
+TaskRef = Task | TaskRecord | str
+RequestLike = Mapping[str, Any] | RequestBase
+
+_KINDS = ("video", "image")
+
+
+def build_request(request_or_body: RequestLike | None, fields: Mapping[str, Any]) -> RequestBase:
+    """Merge a body (or request) with keyword fields and validate the result with the catalog.
+
+    Fields override and extend the body. Raises ``InvalidParameterError`` for anything invalid.
+    """
+    if request_or_body is None:
+        return validate(dict(fields))
+    if isinstance(request_or_body, RequestBase):
+        if not fields:
+            return request_or_body
+        return validate({**request_or_body.to_body(), **fields})
+    if isinstance(request_or_body, Mapping):
+        return validate({**request_or_body, **fields})
+    return validate(request_or_body)  # refuses it with a clear InvalidParameterError
+
+
+class AsyncClient:
+    """The asynchronous genlab client. Every method is a coroutine; use it with ``await``.
+
+    Args:
+        base_url: the service address; defaults to ``GENLAB_BASE_URL``.
+        api_key: the API key; defaults to ``GENLAB_API_KEY``. Never shown in any repr or error.
+        timeout: seconds for one HTTP request (connecting gets at most 10 s).
+        max_retries: retries of one request when retrying is safe (see ``_transport``).
+        transport: an httpx async transport, e.g. ``httpx.ASGITransport(app=emulator_app)``.
+        history: a :class:`~genlab.client.TaskJournal` that records every submission; defaults
+            to an in-memory journal, which also learns durations for polling.
+        wait_timeout: the default overall deadline of :meth:`wait`, in seconds (30 min).
+        poll_scale: multiplies every poll interval; below 1 for a sped-up emulator.
+        retry_wait_initial, retry_wait_max: backoff bounds between retries, in seconds.
+        retry_after_max: the longest ``Retry-After`` honoured, in seconds.
+        max_connections: size of the connection pool.
+
+    Raises:
+        ConfigurationError: no base URL or API key was given or found in the environment.
+
+    Example:
+        client = genlab.AsyncClient("http://localhost:8000", "test-key")
+        task = await client.submit(model="image-b", prompt="a red kite")
+        record = await client.wait(task)
+    """
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        timeout: float | httpx.Timeout = 30.0,
+        max_retries: int = 3,
+        transport: httpx.AsyncBaseTransport | None = None,
+        history: TaskJournal | None = None,
+        wait_timeout: float = 1800.0,
+        poll_scale: float = 1.0,
+        retry_wait_initial: float = 0.5,
+        retry_wait_max: float = 8.0,
+        retry_after_max: float = 60.0,
+        max_connections: int = 10,
+    ) -> None:
+        self._config: ClientConfig = resolve_config(
+            base_url,
+            api_key,
+            timeout=timeout,
+            max_retries=max_retries,
+            wait_timeout=wait_timeout,
+            poll_scale=poll_scale,
+            retry_wait_initial=retry_wait_initial,
+            retry_wait_max=retry_wait_max,
+            retry_after_max=retry_after_max,
+            max_connections=max_connections,
+        )
+        if history is not None and not isinstance(history, TaskJournal):
+            raise ConfigurationError(
+                f"history must implement genlab.client.TaskJournal, got {type(history).__name__}"
+            )
+        self.history: TaskJournal = history if history is not None else MemoryJournal()
+        self._http = Http(self._config, transport)
+        self._tasks: dict[str, Task] = {}  # tasks this client submitted: kind, body, timing
+        self._kinds: dict[str, Kind] = {}
+
+    @property
+    def base_url(self) -> str:
+        return self._config.base_url
+
+    @property
+    def config(self) -> ClientConfig:
+        """The resolved configuration (the key inside is masked)."""
+        return self._config
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(base_url={self._config.base_url!r}, api_key='***')"
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the connection pool. The client cannot be used afterwards."""
+        await self._http.aclose()
+
+    # --- submit ----------------------------------------------------------------------
+
+    async def submit(self, request_or_body: RequestLike | None = None, /, **fields: Any) -> Task:
+        """Validate a request with the catalog, then submit it once.
+
+        Args:
+            request_or_body: a body dict or a validated request; may be omitted.
+            **fields: request fields; they override and extend ``request_or_body``.
+
+        Returns:
+            The accepted :class:`Task`.
+
+        Raises:
+            InvalidParameterError: the request breaks the model's rules (nothing was sent).
+            SubmissionUncertainError: it may have reached the service; it was not resent.
+            APIError / APIConnectionError: refused, or the service could not be reached.
+
+        Example:
+            task = await client.submit(model="video-a", prompt="waves", duration=8)
+        """
+        request = build_request(request_or_body, fields)
+        body = request.to_body()
+        kind: Kind = request.kind
+        entry = SubmitEntry(
+            body=body,
+            model=request.model_name,
+            kind=kind,
+            mode=request.mode.value,
+            credits=estimate_credits(request),
+            submitted_at=datetime.now(UTC),
+            resolution=_opt_str(getattr(request, "resolution", None)),
+            duration=_opt_float(getattr(request, "duration", None)),
+        )
+        # Recorded before anything is sent: if this raises, nothing was sent either.
+        entry_id = self.history.submit_started(entry)
+        started = time.monotonic()
+        path = f"/v1/{kind}s/generate"
+        try:
+            data = await self._http.submit(path, body, model=entry.model)
+        except SubmissionUncertainError as exc:
+            self._note("submit_uncertain", entry_id, str(exc))
+            raise
+        except asyncio.CancelledError:
+            self._note("submit_uncertain", entry_id, "cancelled while the request was in flight")
+            raise
+        except GenlabError as exc:
+            self._note("submit_failed", entry_id, str(exc))
+            raise
+        try:
+            if not isinstance(data, Mapping):
+                raise TypeError("not a JSON object")
+            task = Task.model_validate({**data, "kind": kind})
+        except (ValidationError, TypeError) as exc:
+            # Accepted (2xx) but unreadable: the task exists and we do not know its id.
+            error = SubmissionUncertainError(
+                uncertain_message(entry.model, f"unreadable answer: {exc}"),
+                model=entry.model,
+                body=body,
+            )
+            self._note("submit_uncertain", entry_id, str(error))
+            raise error from exc
+        task._body, task._submitted_monotonic, task._entry_id = body, started, entry_id
+        task._duration_key = entry.duration_key
+        self._tasks[task.task_id] = task
+        self._kinds[task.task_id] = kind
+        self._note("submit_accepted", entry_id, task)
+        logger.info("genlab: submitted %s task %s", entry.model, task.task_id)
+        return task
+
+    # --- get / wait ------------------------------------------------------------------
+
+    async def get(self, task_or_id: TaskRef, *, kind: Kind | None = None) -> TaskRecord:
+        """The task's current record.
+
+        A bare id needs its kind: pass ``kind="video"``/``"image"``, or use an id this client
+        submitted. Otherwise the video endpoint is asked first and, on 404, the image one.
+
+        Example:
+            record = await client.get("task-123", kind="image")
+        """
+        task_id, known = self._resolve(task_or_id, kind)
+        if known is not None:
+            return await self._get(task_id, known)
+        try:
+            return await self._get(task_id, "video")
+        except NotFoundError:
+            return await self._get(task_id, "image")
+
+    async def _get(self, task_id: str, kind: Kind) -> TaskRecord:
+        data = await self._http.get_json(f"/v1/{kind}s/tasks/{task_id}")
+        try:
+            if not isinstance(data, Mapping):
+                raise TypeError("not a JSON object")
+            record = TaskRecord.model_validate({**data, "kind": kind})
+        except (ValidationError, TypeError) as exc:
+            raise APIError(
+                f"the service sent an unreadable record for task {task_id}: {exc}",
+                status=200,
+                code="BAD_RESPONSE",
+                body=data,
+            ) from None
+        self._kinds[task_id] = kind
+        return record
+
+    async def wait(
+        self,
+        task: TaskRef,
+        *,
+        timeout: float | None = None,
+        on_update: OnUpdate | None = None,
+        raise_on_failure: bool = True,
+    ) -> TaskRecord:
+        """Poll until the task succeeds or fails, within an overall deadline.
+
+        Polling is adaptive, and learned from the history when it knows how long similar tasks
+        took. Network trouble while polling is retried and then tolerated until the deadline.
+
+        Args:
+            task: a Task, a TaskRecord or a task id.
+            timeout: overall seconds for this wait (default: the client's ``wait_timeout``;
+                ``math.inf`` waits forever).
+            on_update: called with the record once per status change, the first one included.
+                May be a coroutine function. An exception it raises ends the wait (the task
+                keeps running).
+            raise_on_failure: with False a failed task's record is returned instead.
+
+        Raises:
+            TaskFailedError: the task failed (``.record`` holds it).
+            TaskTimeoutError: the deadline passed; the task keeps running. Resume with
+                ``client.wait(task_id)``.
+
+        Example:
+            record = await client.wait(task, timeout=600, on_update=print)
+        """
+        task_id, kind = self._resolve(task, None)
+        known = task if isinstance(task, Task) else self._tasks.get(task_id)
+        limit = self._config.wait_timeout if timeout is None else float(timeout)
+
+        async def fetch() -> TaskRecord | None:
+            nonlocal kind
+            record = await self._poll(task_id, kind)
+            kind = record.kind if record is not None else kind
+            return record
+
+        record = await poll_until_done(
+            task_id,
+            fetch,
+            schedule=self._schedule_for(known),
+            elapsed=elapsed_since(known._submitted_monotonic if known is not None else None),
+            limit=limit,
+            on_change=lambda r: self._note("status_changed", r),
+            on_update=on_update,
+        )
+        if record.failed and raise_on_failure:
+            raise TaskFailedError(
+                f"task {task_id} ({record.model}) failed: {record.error or 'no reason given'}",
+                record=record,
+            )
+        return record
+
+    async def _poll(self, task_id: str, kind: Kind | None) -> TaskRecord | None:
+        try:
+            return await self.get(task_id, kind=kind)
+        except (ServerError, RateLimitError, APIConnectionError) as exc:
+            # Retries of this GET are used up; the task is fine, the network is not. Keep
+            # waiting until the deadline rather than abandoning a task that costs money.
+            logger.warning("genlab: polling task %s failed (%s); still waiting", task_id, exc)
+            return None
+
+    def _schedule_for(self, task: Task | None) -> PollSchedule:
+        expected = None
+        key = task._duration_key if task is not None else None
+        if key is not None:
+            try:
+                expected = self.history.expected_duration(*key)
+            except Exception:  # a journal problem must not stop the wait
+                logger.exception("genlab: the history could not estimate a duration")
+        return PollSchedule(expected=expected, scale=self._config.poll_scale)
+
+    # --- generate / map / download ---------------------------------------------------
+
+    async def generate(
+        self,
+        request_or_body: RequestLike | None = None,
+        /,
+        *,
+        timeout: float | None = None,
+        on_update: OnUpdate | None = None,
+        raise_on_failure: bool = True,
+        **fields: Any,
+    ) -> TaskRecord:
+        """Submit and wait: the arguments of :meth:`submit`, plus those of :meth:`wait`.
+
+        Example:
+            record = await client.generate(model="image-d", prompt="a kite", resolution="512")
+        """
+        task = await self.submit(request_or_body, **fields)
+        return await self.wait(
+            task, timeout=timeout, on_update=on_update, raise_on_failure=raise_on_failure
+        )
+
+    async def map(
+        self,
+        requests: Iterable[RequestLike],
+        *,
+        concurrency: int = 4,
+        timeout: float | None = None,
+        on_update: OnUpdate | None = None,
+    ) -> list[Outcome]:
+        """Run many requests, at most ``concurrency`` at a time; one outcome per request.
+
+        Outcomes come back in input order. A failure of one request (invalid, uncertain,
+        failed, timed out) is captured in its outcome's ``error`` and never stops the others.
+
+        Example:
+            outcomes = await client.map([{"model": "image-b", "prompt": p} for p in prompts])
+            [o.record.images[0].url for o in outcomes if o.ok]
+        """
+        return await run_many(
+            self, requests, concurrency=concurrency, timeout=timeout, on_update=on_update
+        )
+
+    async def download(
+        self, record: TaskRef, directory: str | os.PathLike[str] = "."
+    ) -> list[Path]:
+        """Save a succeeded task's media, covers and a ``<task_id>.json`` sidecar.
+
+        Returns the paths written (media first, the sidecar last).
+
+        Example:
+            paths = await client.download(record, "outputs")
+        """
+        if not isinstance(record, TaskRecord):
+            record = await self.get(record)
+        if record.failed:
+            raise TaskFailedError(
+                f"task {record.task_id} failed ({record.error}); there is nothing to download",
+                record=record,
+            )
+        if not record.succeeded:
+            raise ValueError(
+                f"task {record.task_id} is {record.status}; wait for it first: "
+                f"record = client.wait({record.task_id!r})"
+            )
+        known = self._tasks.get(record.task_id)
+        paths = await download_record(
+            self._http, record, directory, body=known.body if known is not None else None
+        )
+        self._note("results_saved", record.task_id, paths)
+        return paths
+
+    # --- helpers ---------------------------------------------------------------------
+
+    def _resolve(self, ref: TaskRef, kind: Kind | None) -> tuple[str, Kind | None]:
+        if kind is not None and kind not in _KINDS:
+            raise ValueError(f"kind must be 'video' or 'image', got {kind!r}")
+        if isinstance(ref, Task | TaskRecord):
+            return ref.task_id, kind or ref.kind or self._kinds.get(ref.task_id)
+        if isinstance(ref, str) and ref:
+            return ref, kind or self._kinds.get(ref)
+        raise TypeError(f"expected a Task, a TaskRecord or a task id, got {ref!r}")
+
+    def _note(self, method: str, *args: Any) -> None:
+        try:
+            getattr(self.history, method)(*args)
+        except Exception:
+            logger.exception("genlab: the history failed to record %s; continuing", method)
+
+
+def _opt_str(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _opt_float(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+__all__ = ["AsyncClient", "build_request"]

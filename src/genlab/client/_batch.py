@@ -1,0 +1,55 @@
+"""Many requests at once: bounded concurrency, one outcome per request, in input order."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from genlab._errors import TaskFailedError
+from genlab.catalog import RequestBase
+from genlab.client._config import ConfigurationError
+from genlab.client._types import Outcome
+from genlab.client._waiting import OnUpdate
+
+if TYPE_CHECKING:
+    from genlab.client._async import AsyncClient
+
+
+async def run_many(
+    client: AsyncClient,
+    requests: Iterable[Mapping[str, Any] | RequestBase],
+    *,
+    concurrency: int,
+    timeout: float | None,
+    on_update: OnUpdate | None,
+) -> list[Outcome]:
+    """Submit and wait for every request, at most ``concurrency`` tasks in flight.
+
+    Each failure (invalid request, uncertain submission, failed task, timeout) is captured in
+    its own outcome; none cancels the others. Cancelling the whole call cancels every wait,
+    never a task on the service: accepted task ids are already in the client's history.
+    """
+    if concurrency < 1:
+        raise ConfigurationError(f"concurrency must be at least 1, got {concurrency}")
+    # The gate spans submit + wait: ``concurrency`` bounds tasks in flight on the service.
+    gate = asyncio.Semaphore(concurrency)
+
+    async def run_one(request: Mapping[str, Any] | RequestBase) -> Outcome:
+        outcome = Outcome(request=request)
+        async with gate:
+            try:
+                outcome.task = await client.submit(request)
+                outcome.record = await client.wait(
+                    outcome.task, timeout=timeout, on_update=on_update, raise_on_failure=False
+                )
+                if outcome.record.failed:
+                    outcome.error = TaskFailedError(
+                        f"task {outcome.record.task_id} failed: {outcome.record.error}",
+                        record=outcome.record,
+                    )
+            except Exception as exc:  # captured per request, by design
+                outcome.error = exc
+        return outcome
+
+    return list(await asyncio.gather(*(run_one(r) for r in requests)))

@@ -1,0 +1,164 @@
+"""Client configuration: where the service is, the key, timeouts, retries and polling pace.
+
+Arguments win, then the environment (``GENLAB_BASE_URL``, ``GENLAB_API_KEY``); when neither
+gives a value the client refuses to start with a :class:`ConfigurationError` that says how to
+set it. The key is held in a :class:`Secret` whose ``repr`` and ``str`` are masked, so it
+cannot leak through a repr, a log line or an exception message.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import httpx
+
+from genlab._errors import GenlabError
+
+BASE_URL_ENV = "GENLAB_BASE_URL"
+API_KEY_ENV = "GENLAB_API_KEY"
+
+
+class ConfigurationError(GenlabError, ValueError):
+    """The client is missing its base URL or API key, or an option is out of range.
+
+    It is both a :class:`genlab.GenlabError` and a :class:`ValueError`, so either
+    ``except`` clause catches it.
+
+    Example:
+        >>> import genlab
+        >>> try:
+        ...     genlab.AsyncClient(base_url="ftp://nowhere", api_key="k")
+        ... except genlab.client.ConfigurationError as exc:
+        ...     print("base_url" in str(exc))
+        True
+    """
+
+
+class Secret:
+    """A string that never shows itself in ``repr``/``str``; read it with :meth:`reveal`.
+
+    Example:
+        >>> s = Secret("sk-live-123")
+        >>> repr(s), str(s), s.reveal()
+        ("'***'", '***', 'sk-live-123')
+    """
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        """The real value, for the ``Authorization`` header only."""
+        return self._value
+
+    def __repr__(self) -> str:
+        return "'***'"
+
+    def __str__(self) -> str:
+        return "***"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Pickling would copy the key somewhere we cannot see (a cache, a queue); refuse.
+        raise TypeError("a genlab Secret cannot be pickled")
+
+
+@dataclass(frozen=True, slots=True)
+class ClientConfig:
+    """Every knob of a client, resolved and checked. Build it with :func:`resolve_config`."""
+
+    base_url: str
+    api_key: Secret = field(repr=False)
+    timeout: httpx.Timeout
+    max_retries: int = 3
+    wait_timeout: float = 1800.0
+    poll_scale: float = 1.0
+    retry_wait_initial: float = 0.5
+    retry_wait_max: float = 8.0
+    retry_after_max: float = 60.0
+    max_connections: int = 10
+
+
+def resolve_config(
+    base_url: str | None,
+    api_key: str | None,
+    *,
+    timeout: float | httpx.Timeout = 30.0,
+    max_retries: int = 3,
+    wait_timeout: float = 1800.0,
+    poll_scale: float = 1.0,
+    retry_wait_initial: float = 0.5,
+    retry_wait_max: float = 8.0,
+    retry_after_max: float = 60.0,
+    max_connections: int = 10,
+) -> ClientConfig:
+    """Merge arguments with the environment and check every value.
+
+    Raises:
+        ConfigurationError: a value is missing or out of range; the message says how to fix it.
+
+    Example:
+        >>> cfg = resolve_config("http://localhost:8000/", "k")
+        >>> cfg.base_url, cfg.api_key
+        ('http://localhost:8000', '***')
+    """
+    url = base_url if base_url is not None else os.environ.get(BASE_URL_ENV)
+    if not url:
+        raise ConfigurationError(
+            "genlab does not know where the service is: pass base_url='https://...' to the "
+            f"client, or set the environment variable {BASE_URL_ENV} "
+            f"(in a notebook: os.environ['{BASE_URL_ENV}'] = 'https://...'). For the built-in "
+            "emulator use genlab.emulator.start() and its .base_url."
+        )
+    url = url.strip().rstrip("/")
+    if not url.lower().startswith(("http://", "https://")):
+        raise ConfigurationError(
+            f"base_url must start with http:// or https://, got {url[:60]!r}; "
+            f"fix the base_url argument or {BASE_URL_ENV}"
+        )
+    key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
+    if not key:
+        raise ConfigurationError(
+            "genlab has no API key: pass api_key=... to the client, or set the environment "
+            f"variable {API_KEY_ENV} (in a notebook: os.environ['{API_KEY_ENV}'] = "
+            "getpass.getpass()). Keys are created on the service's API key screen."
+        )
+    if max_retries < 0:
+        raise ConfigurationError(f"max_retries must be 0 or more, got {max_retries}")
+    for name, value in (
+        ("wait_timeout", wait_timeout),
+        ("poll_scale", poll_scale),
+        ("retry_after_max", retry_after_max),
+    ):
+        if not value > 0:
+            raise ConfigurationError(f"{name} must be a positive number of seconds, got {value}")
+    if retry_wait_initial < 0 or retry_wait_max < retry_wait_initial:
+        raise ConfigurationError(
+            "retry waits must satisfy 0 <= retry_wait_initial <= retry_wait_max, got "
+            f"{retry_wait_initial} and {retry_wait_max}"
+        )
+    if max_connections < 1:
+        raise ConfigurationError(f"max_connections must be at least 1, got {max_connections}")
+    if not isinstance(timeout, httpx.Timeout):
+        # Connecting should fail fast (a refused or slow connect is safe to retry); reading a
+        # submit's answer gets the full budget.
+        timeout = httpx.Timeout(timeout, connect=min(10.0, float(timeout)))
+    return ClientConfig(
+        base_url=url,
+        api_key=Secret(key),
+        timeout=timeout,
+        max_retries=max_retries,
+        wait_timeout=float(wait_timeout),
+        poll_scale=float(poll_scale),
+        retry_wait_initial=float(retry_wait_initial),
+        retry_wait_max=float(retry_wait_max),
+        retry_after_max=float(retry_after_max),
+        max_connections=max_connections,
+    )

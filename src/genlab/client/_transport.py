@@ -1,0 +1,220 @@
+"""The HTTP layer: one httpx client, the one error chokepoint, and the retry policy.
+
+Retry policy (the reason this module exists):
+
+* A **submit** costs money, so it is retried only when it provably never reached the service:
+  the connection was refused or timed out while connecting, the pool had no free connection,
+  a 429 (after ``Retry-After``, capped), or a 503 with an empty body (a gateway that never
+  forwarded it). Once the request may have been processed (read/write timeout, a dropped
+  connection, a protocol error, an ``OSError`` from an in-process transport) it is *never*
+  resent: :class:`~genlab.SubmissionUncertainError` is raised instead. A 500, or a 503 carrying
+  the service's error envelope, is the service's answer and raises :class:`~genlab.ServerError`.
+* A **GET** changes nothing, so it is retried on network errors, 429 and 5xx with exponential
+  backoff and jitter (``Retry-After`` honoured, capped).
+
+Retries are stamina's, never a hand-written loop. Errors are built only in
+:meth:`Http.raise_for_status` (through ``APIError.from_response``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import stamina
+
+from genlab._errors import (
+    APIConnectionError,
+    APIError,
+    APITimeoutError,
+    RateLimitError,
+    ServerError,
+    SubmissionUncertainError,
+)
+from genlab.client._config import ClientConfig
+
+logger = logging.getLogger("genlab")
+
+USER_AGENT = "genlab/0.1.0 (+httpx)"
+
+# The request provably never reached the service: safe to send again.
+NOT_SENT: tuple[type[Exception], ...] = (
+    httpx.ConnectError,
+    httpx.ConnectTimeout,
+    httpx.PoolTimeout,
+)
+# A GET may be repeated after these; they are transient network trouble.
+TRANSIENT: tuple[type[Exception], ...] = (
+    httpx.TimeoutException,
+    httpx.NetworkError,
+    httpx.RemoteProtocolError,
+    OSError,
+)
+
+
+class Http:
+    """Sends requests to the service; owns the connection pool and the retry policy.
+
+    Example:
+        http = Http(resolve_config("http://emulator", "k"), transport=None)
+        await http.get_json("/v1/videos/tasks/t1")
+    """
+
+    def __init__(self, config: ClientConfig, transport: httpx.AsyncBaseTransport | None) -> None:
+        self.config = config
+        n = config.max_connections
+        self.client = httpx.AsyncClient(
+            base_url=config.base_url,
+            timeout=config.timeout,
+            limits=httpx.Limits(max_connections=n, max_keepalive_connections=n),
+            transport=transport,
+            headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
+        )
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+    @property
+    def closed(self) -> bool:
+        return self.client.is_closed
+
+    def _auth(self) -> dict[str, str]:
+        # Added per API request rather than as a client default, so media downloads from
+        # another host (a CDN) never receive the key.
+        return {"Authorization": f"Bearer {self.config.api_key.reveal()}"}
+
+    # --- the one error chokepoint ----------------------------------------------------
+
+    def raise_for_status(self, response: httpx.Response) -> None:
+        """Raise the right :class:`~genlab.APIError` for a non-2xx answer; do nothing on 2xx."""
+        if response.is_success:
+            return
+        # The key is scrubbed from error bodies, in case a proxy echoes the request back.
+        raise APIError.from_response(
+            response.status_code, self.decode(response, scrub=True), headers=response.headers
+        )
+
+    def decode(self, response: httpx.Response, *, scrub: bool = False) -> Any:
+        """The response body: JSON when it parses, text otherwise, None when empty."""
+        text = response.text
+        key = self.config.api_key.reveal()
+        if scrub and key and key in text:
+            text = text.replace(key, "***")
+        if not text.strip():
+            return None
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+
+    # --- retry policy ----------------------------------------------------------------
+
+    def _retry_after(self, exc: RateLimitError) -> bool | float:
+        if exc.retry_after is None:
+            return True  # exponential backoff
+        return min(exc.retry_after, self.config.retry_after_max)
+
+    def _submit_should_retry(self, exc: Exception) -> bool | float:
+        if isinstance(exc, NOT_SENT):
+            return True
+        if isinstance(exc, RateLimitError):
+            return self._retry_after(exc)
+        # An empty 503 comes from a gateway in front of the service, not from the service.
+        return isinstance(exc, ServerError) and exc.status == 503 and exc.body is None
+
+    def _get_should_retry(self, exc: Exception) -> bool | float:
+        if isinstance(exc, RateLimitError):
+            return self._retry_after(exc)
+        return isinstance(exc, (ServerError, *TRANSIENT))
+
+    def _retrying(self, on: Callable[[Exception], bool | float]) -> Any:
+        c = self.config
+        return stamina.retry_context(
+            on=on,
+            attempts=c.max_retries + 1,
+            timeout=None,
+            wait_initial=c.retry_wait_initial,
+            wait_max=c.retry_wait_max,
+            wait_jitter=c.retry_wait_initial,
+        )
+
+    # --- requests --------------------------------------------------------------------
+
+    async def submit(self, path: str, body: dict[str, Any], *, model: str) -> Any:
+        """POST a submission; return the decoded 2xx body.
+
+        Raises:
+            SubmissionUncertainError: the request may have been processed; it was not resent.
+            APIConnectionError: the service could not be reached (nothing was sent).
+            APIError: the service refused the request.
+        """
+        request = self.client.build_request("POST", path, json=body, headers=self._auth())
+        try:
+            async for attempt in self._retrying(self._submit_should_retry):
+                with attempt:
+                    response = await self.client.send(request)
+                    self._log(response)
+                    self.raise_for_status(response)
+        except APIError:
+            raise
+        except NOT_SENT as exc:
+            raise connection_error(exc, self.config.base_url, "POST", path) from exc
+        except Exception as exc:
+            # Anything else happened after the request may have left: never resend it.
+            raise SubmissionUncertainError(
+                uncertain_message(model, type(exc).__name__), model=model, body=body
+            ) from exc
+        return self.decode(response)
+
+    async def get_json(self, path: str) -> Any:
+        """GET an API path with retries; return the decoded body."""
+        try:
+            async for attempt in self._retrying(self._get_should_retry):
+                with attempt:
+                    response = await self.client.get(path, headers=self._auth())
+                    self._log(response)
+                    self.raise_for_status(response)
+        except APIError:
+            raise
+        except TRANSIENT as exc:
+            raise connection_error(exc, self.config.base_url, "GET", path) from exc
+        return self.decode(response)
+
+    def get_retrying(self) -> Any:
+        """A stamina retry context with the GET policy, for downloads."""
+        return self._retrying(self._get_should_retry)
+
+    def _log(self, response: httpx.Response) -> None:
+        # Method, path and status only: never headers (they hold the key) or bodies.
+        logger.debug(
+            "genlab: %s %s -> %s",
+            response.request.method,
+            response.request.url.path,
+            response.status_code,
+        )
+
+
+def uncertain_message(model: str, cause: str) -> str:
+    return (
+        f"the {model} submission may have reached the service, but no answer came back "
+        f"({cause}). It was NOT resent, so it is billed at most once. Before submitting again, "
+        "check your history (client.history) or the service's task list for a task created "
+        "just now with this request."
+    )
+
+
+def connection_error(
+    exc: Exception, base_url: str, method: str, path: str
+) -> APIConnectionError:
+    if isinstance(exc, httpx.TimeoutException):
+        return APITimeoutError(
+            f"{method} {path} timed out ({type(exc).__name__}) talking to {base_url}; "
+            "the service may be overloaded, or raise timeout= on the client"
+        )
+    return APIConnectionError(
+        f"could not reach the service at {base_url} ({type(exc).__name__}: {exc}); check "
+        "base_url / GENLAB_BASE_URL and your network"
+    )

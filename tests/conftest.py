@@ -1,0 +1,65 @@
+"""Shared fixtures.
+
+Client fixtures are prefixed ``client_``: an in-process emulator app, an AsyncClient bound to it
+through ``httpx.ASGITransport``, and a real HTTP emulator on a free port.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from genlab import AsyncClient
+from genlab.emulator import EmulatorHandle, create_app, start
+
+# Distinctive, so a search for it in reprs, messages and files cannot match by accident.
+CLIENT_KEY = "sk-genlab-test-5f0c2a9e7d"
+CLIENT_TIME_SCALE = 0.02
+# Options that make the client as quick as the sped-up emulator (intervals, not assertions).
+CLIENT_FAST: dict[str, Any] = {
+    "poll_scale": CLIENT_TIME_SCALE,
+    "retry_wait_initial": 0.01,
+    "retry_wait_max": 0.05,
+    "wait_timeout": 60.0,
+}
+
+
+@pytest.fixture
+async def client_app() -> AsyncIterator[Any]:
+    """An in-process emulator (no lifespan runs under ASGITransport, so close it here)."""
+    app = create_app(api_key=CLIENT_KEY, time_scale=CLIENT_TIME_SCALE)
+    yield app
+    await app.emulator.aclose()
+    app.emulator.close()
+
+
+@pytest.fixture
+async def client_async(client_app: Any) -> AsyncIterator[AsyncClient]:
+    """An AsyncClient talking to ``client_app`` in-process."""
+    transport = httpx.ASGITransport(app=client_app)
+    async with AsyncClient(
+        "http://emulator", CLIENT_KEY, transport=transport, **CLIENT_FAST
+    ) as client:
+        yield client
+
+
+@pytest.fixture
+def client_server() -> Iterator[EmulatorHandle]:
+    """A real emulator server on a free port, in a daemon thread."""
+    with start(api_key=CLIENT_KEY, time_scale=CLIENT_TIME_SCALE, port=0) as handle:
+        yield handle
+
+
+@pytest.fixture
+def client_key() -> str:
+    """The API key the client fixtures' emulators expect."""
+    return CLIENT_KEY
+
+
+@pytest.fixture
+def client_options() -> dict[str, Any]:
+    """Keyword options that make a client as quick as the sped-up emulator."""
+    return dict(CLIENT_FAST)

@@ -1,0 +1,134 @@
+"""The synchronous Client: one runner thread, usable from a running event loop (a notebook
+cell), from other threads (widget callbacks), with futures, and interruptible."""
+
+from __future__ import annotations
+
+import _thread
+import asyncio
+import concurrent.futures
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from genlab import Client, TaskRecord, TaskTimeoutError
+from genlab.client import ConfigurationError
+from genlab.emulator import EmulatorHandle
+
+IMAGE = {"model": "image-b", "prompt": "a red kite"}
+SLOW = {"model": "video-a", "prompt": "slow", "duration": 30, "resolution": "1080P"}
+
+
+def runner_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "genlab-runner"]
+
+
+@pytest.fixture
+def client(client_server: EmulatorHandle, client_options: dict[str, Any]) -> Any:
+    with Client(client_server.base_url, client_server.api_key, **client_options) as c:
+        yield c
+
+
+def test_generate_and_download_over_real_http(client: Client, tmp_path: Path) -> None:
+    record = client.generate(model="video-a", prompt="a fox", duration=2, resolution="480P")
+    assert record.succeeded and record.videos
+    paths = client.download(record, tmp_path)
+    assert [p.suffix for p in paths] == [".mp4", ".png", ".json"]
+    assert json.loads(paths[-1].read_text())["request"]["prompt"] == "a fox"
+    assert client.get(record.task_id).status == "succeeded"
+
+
+def test_works_inside_a_running_event_loop_like_a_notebook_cell(client: Client) -> None:
+    async def cell() -> TaskRecord:
+        asyncio.get_running_loop()  # a loop is running here, as in Jupyter
+        return client.generate(IMAGE)
+
+    assert asyncio.run(cell()).succeeded
+
+
+def test_works_from_other_threads_at_once(client: Client) -> None:
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        records = list(pool.map(lambda i: client.generate(IMAGE, prompt=f"kite {i}"), range(6)))
+    assert all(r.succeeded for r in records)
+    assert len({r.task_id for r in records}) == 6
+    assert len(runner_threads()) == 1  # one runner thread per client, shared by every caller
+
+
+def test_generate_future_does_not_block_and_reports_on_the_runner(client: Client) -> None:
+    threads: set[str] = set()
+    future = client.generate_future(
+        IMAGE, on_update=lambda r: threads.add(threading.current_thread().name)
+    )
+    assert isinstance(future, concurrent.futures.Future)
+    record = future.result(timeout=60)
+    assert record.succeeded
+    assert threads == {"genlab-runner"}
+    task = client.submit(IMAGE)
+    assert client.wait_future(task).result(timeout=60).task_id == task.task_id
+
+
+def test_a_future_carries_the_same_errors(client: Client) -> None:
+    future = client.generate_future(SLOW, timeout=0.05)
+    with pytest.raises(TaskTimeoutError):
+        future.result(timeout=60)
+
+
+def test_map_returns_outcomes_in_order(client: Client) -> None:
+    outcomes = client.map([{**IMAGE, "prompt": f"k{i}"} for i in range(5)], concurrency=2)
+    assert [o.request["prompt"] for o in outcomes] == [f"k{i}" for i in range(5)]
+    assert all(o.ok for o in outcomes)
+
+
+def test_ctrl_c_while_waiting_names_the_task_and_keeps_it(client: Client) -> None:
+    # About 1.5 s at this time scale: far longer than the 0.05 s before the interrupt.
+    task = client.submit(model="video-a", prompt="a fox", duration=10, resolution="1080P")
+    timer = threading.Timer(0.05, _thread.interrupt_main)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt) as caught:
+            client.wait(task)
+    finally:
+        timer.cancel()
+    notes = "\n".join(getattr(caught.value, "__notes__", []))
+    assert task.task_id in notes and f"client.wait({task.task_id!r})" in notes
+    entries = client.history.entries()  # type: ignore[attr-defined]
+    assert any(e.task_id == task.task_id for e in entries)
+    assert client.wait(task).succeeded  # the same Task object still works
+
+
+def test_calling_the_blocking_api_from_a_callback_is_refused_clearly(client: Client) -> None:
+    def callback(record: TaskRecord) -> None:
+        client.get(record)
+
+    with pytest.raises(RuntimeError, match="runner thread"):
+        client.generate(IMAGE, on_update=callback)
+
+
+def test_close_stops_the_runner_and_is_idempotent(
+    client_server: EmulatorHandle, client_options: dict[str, Any]
+) -> None:
+    before = len(runner_threads())
+    client = Client(client_server.base_url, client_server.api_key, **client_options)
+    pending = client.generate_future(SLOW)
+    assert len(runner_threads()) == before + 1
+    client.close()
+    client.close()
+    assert client.closed and pending.cancelled()
+    assert len(runner_threads()) == before
+    with pytest.raises(RuntimeError, match="closed"):
+        client.get("t1", kind="video")
+
+
+def test_a_configuration_error_leaves_no_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GENLAB_API_KEY", raising=False)
+    before = len(runner_threads())
+    with pytest.raises(ConfigurationError):
+        Client("http://x")
+    assert len(runner_threads()) == before
+
+
+def test_repr_masks_the_key(client: Client, client_key: str) -> None:
+    assert client_key not in repr(client)
+    assert "api_key='***'" in repr(client)

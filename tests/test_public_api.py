@@ -1,0 +1,75 @@
+"""The public surface: ``__all__`` of ``genlab`` and ``genlab.catalog`` is sorted and complete."""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+
+import genlab
+import genlab.catalog
+
+PACKAGES = [genlab, genlab.catalog]
+
+
+def public_names(module: types.ModuleType) -> set[str]:
+    """Names the package defines or re-exports from its own modules.
+
+    Modules, private names and names imported from elsewhere (``typing.Any``, pydantic,
+    ``from __future__ import annotations``) are not part of the surface.
+    """
+    names = set()
+    for name, value in vars(module).items():
+        if name.startswith("_") or isinstance(value, types.ModuleType):
+            continue
+        origin = getattr(value, "__module__", None)
+        if isinstance(origin, str) and not (
+            origin == module.__name__ or origin.startswith(module.__name__ + ".")
+        ):
+            continue
+        names.add(name)
+    return names
+
+
+@pytest.mark.parametrize("module", PACKAGES, ids=lambda m: m.__name__)
+def test_all_is_sorted(module: types.ModuleType) -> None:
+    assert sorted(module.__all__) == module.__all__
+
+
+@pytest.mark.parametrize("module", PACKAGES, ids=lambda m: m.__name__)
+def test_all_has_no_duplicates(module: types.ModuleType) -> None:
+    assert len(set(module.__all__)) == len(module.__all__)
+
+
+@pytest.mark.parametrize("module", PACKAGES, ids=lambda m: m.__name__)
+def test_every_name_in_all_exists(module: types.ModuleType) -> None:
+    missing = [name for name in module.__all__ if not hasattr(module, name)]
+    assert missing == []
+
+
+@pytest.mark.parametrize("module", PACKAGES, ids=lambda m: m.__name__)
+def test_every_public_name_is_in_all(module: types.ModuleType) -> None:
+    assert sorted(public_names(module) - set(module.__all__)) == []
+
+
+@pytest.mark.parametrize("module", PACKAGES, ids=lambda m: m.__name__)
+def test_star_import_gives_all(module: types.ModuleType) -> None:
+    namespace: dict[str, object] = {}
+    exec(f"from {module.__name__} import *", namespace)  # noqa: S102 - the star import itself
+    assert set(namespace) - {"__builtins__"} == set(module.__all__)
+
+
+def test_the_catalog_exports_every_request_class() -> None:
+    for cls in genlab.CATALOG.values():
+        assert cls.__name__ in genlab.catalog.__all__
+        assert getattr(genlab.catalog, cls.__name__) is cls
+
+
+def test_the_documented_surface() -> None:
+    for name in ("validate", "estimate_credits", "CATALOG", "Mode", "InvalidParameterError",
+                 "ErrorDetail", "GenerationRequest"):
+        assert name in genlab.__all__
+    for name in ("output_size", "media_problems_for", "MediaInfo"):
+        assert name in genlab.catalog.__all__
+    assert genlab.validate is genlab.catalog.validate
+    assert genlab.CATALOG is genlab.catalog.CATALOG
