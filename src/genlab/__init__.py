@@ -28,6 +28,7 @@ from genlab._errors import (
     TaskFailedError,
     TaskTimeoutError,
 )
+from genlab._connect import connect
 from genlab.catalog import CATALOG, GenerationRequest, Mode, estimate_credits, validate
 from genlab.client import (
     AsyncClient,
@@ -94,6 +95,7 @@ __all__ = [
     "TaskTimeoutError",
     "VideoResult",
     "compare",
+    "connect",
     "estimate_credits",
     "validate",
 ]

@@ -36,6 +36,7 @@ from genlab.client._types import (
     TaskStatus,
     VideoResult,
 )
+from genlab.client._uploads import data_uri
 
 __all__ = [
     "API_KEY_ENV",
@@ -57,6 +58,7 @@ __all__ = [
     "TaskRecord",
     "TaskStatus",
     "VideoResult",
+    "data_uri",
     "extension_for",
     "resolve_config",
 ]

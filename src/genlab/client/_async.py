@@ -38,6 +38,7 @@ from genlab.client._journal import MemoryJournal, SubmitEntry, TaskJournal
 from genlab.client._polling import PollSchedule
 from genlab.client._transport import Http, uncertain_message
 from genlab.client._types import Kind, Outcome, Task, TaskRecord
+from genlab.client._uploads import FileLike, upload
 from genlab.client._waiting import OnUpdate, elapsed_since, poll_until_done
 
 logger = logging.getLogger("genlab")
@@ -126,10 +127,24 @@ class AsyncClient:
         self._http = Http(self._config, transport)
         self._tasks: dict[str, Task] = {}  # tasks this client submitted: kind, body, timing
         self._kinds: dict[str, Kind] = {}
+        # True when talking to genlab's emulator (set by genlab.connect()): it has uploads.
+        self.is_emulator = False
 
     @property
     def base_url(self) -> str:
         return self._config.base_url
+
+    async def upload(self, source: FileLike, filename: str | None = None) -> str:
+        """Upload a local file (path or bytes) to the emulator; returns a URL to reference.
+
+        The real service has no upload endpoint: there, give public URLs (or
+        :func:`genlab.client.data_uri` for images on models that accept Base64).
+
+        Example:
+            url = await client.upload("character.png")
+            await client.submit(model="video-d", reference_images=[{"url": url}], ...)
+        """
+        return await upload(self._http, source, filename)
 
     @property
     def config(self) -> ClientConfig:

@@ -32,6 +32,7 @@ from genlab.client._async import AsyncClient, RequestLike, TaskRef
 from genlab.client._config import ClientConfig
 from genlab.client._journal import TaskJournal
 from genlab.client._types import Kind, Outcome, Task, TaskRecord
+from genlab.client._uploads import FileLike
 from genlab.client._waiting import OnUpdate
 
 logger = logging.getLogger("genlab")
@@ -208,6 +209,19 @@ class Client:
     @property
     def base_url(self) -> str:
         return self._async.base_url
+
+    @property
+    def is_emulator(self) -> bool:
+        """True when talking to genlab's emulator (``genlab.connect()`` sets it)."""
+        return self._async.is_emulator
+
+    @is_emulator.setter
+    def is_emulator(self, value: bool) -> None:
+        self._async.is_emulator = value
+
+    def upload(self, source: FileLike, filename: str | None = None) -> str:
+        """Upload a local file to the emulator; see :meth:`AsyncClient.upload`."""
+        return self._runner.run(self._async.upload(source, filename))
 
     @property
     def config(self) -> ClientConfig:

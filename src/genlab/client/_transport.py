@@ -183,6 +183,21 @@ class Http:
             raise connection_error(exc, self.config.base_url, "GET", path) from exc
         return self.decode(response)
 
+    async def post_file(self, path: str, filename: str, data: bytes, content_type: str) -> Any:
+        """POST one file as multipart ``file``. Retried like a GET: an upload bills nothing."""
+        files = {"file": (filename, data, content_type)}
+        try:
+            async for attempt in self._retrying(self._get_should_retry):
+                with attempt:
+                    response = await self.client.post(path, files=files, headers=self._auth())
+                    self._log(response)
+                    self.raise_for_status(response)
+        except APIError:
+            raise
+        except TRANSIENT as exc:
+            raise connection_error(exc, self.config.base_url, "POST", path) from exc
+        return self.decode(response)
+
     def get_retrying(self) -> Any:
         """A stamina retry context with the GET policy, for downloads."""
         return self._retrying(self._get_should_retry)
