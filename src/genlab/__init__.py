@@ -12,6 +12,7 @@ import importlib
 import typing
 from typing import Any
 
+from genlab._connect import connect
 from genlab._errors import (
     APIConnectionError,
     APIError,
@@ -28,7 +29,6 @@ from genlab._errors import (
     TaskFailedError,
     TaskTimeoutError,
 )
-from genlab._connect import connect
 from genlab.catalog import CATALOG, GenerationRequest, Mode, estimate_credits, validate
 from genlab.client import (
     AsyncClient,
