@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+from genlab.emulator import samples
 from genlab.emulator._faults import FaultConfig
 from genlab.emulator._server import EmulatorApp, EmulatorHandle, create_app, start
 from genlab.emulator._state import DEFAULT_API_KEY, EmulatorState
@@ -23,5 +24,6 @@ __all__ = [
     "EmulatorState",
     "FaultConfig",
     "create_app",
+    "samples",
     "start",
 ]

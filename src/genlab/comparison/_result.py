@@ -1,0 +1,115 @@
+"""The result of a comparison: its table and the views people look at."""
+
+from __future__ import annotations
+
+import html
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from genlab.client import TaskRecord
+from genlab.comparison._plan import Plan
+from genlab.report import HTML, gallery, plot_summary, summarize, summary_html, write_report
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+
+class Comparison:
+    """The result of :func:`compare`: one row per run, with views for people.
+
+    Attributes:
+        df: one row per run: ``run``, ``prompt``, ``model``, ``kind``, one column per
+            parameter (empty where the model has no such field), ``repeat``, ``status``
+            (succeeded, failed, invalid, timeout, uncertain, refused, error), ``error``,
+            ``mode``, ``task_id``, ``credits`` (estimate), ``seconds`` (creation to
+            completion), ``result_url``, ``cover_url``, ``width``, ``height``,
+            ``media_seconds``, ``paths`` (saved files) and ``tag``.
+        swept: the parameters that were swept; they are gallery columns next to the model.
+        money_line: what was printed before the runs.
+        records: each row's final task record, or None.
+
+    Example:
+        cmp.summary()                  # per model: runs, success rate, p50/p95 s, credits
+        cmp.gallery()                  # prompts down, models (and swept params) across
+        cmp.plot()                     # latency and credits per model
+        cmp.to_html("comparison.html") # one self-contained file
+    """
+
+    def __init__(
+        self,
+        df: pd.DataFrame,
+        *,
+        grid: Plan,
+        records: Sequence[TaskRecord | None],
+        tag: str | None = None,
+    ) -> None:
+        self.df = df
+        self.params = grid.params
+        self.swept = grid.swept
+        self.estimate = grid.estimate
+        self.money_line = grid.money_line
+        self.records = list(records)
+        self.tag = tag
+        # Fetched media by URL: the gallery and the report each fetch a result once.
+        self._media: dict[str, bytes] = {}
+
+    @property
+    def columns(self) -> list[str]:
+        """What the gallery's columns are made of: the model, then each swept parameter."""
+        return ["model", *self.swept]
+
+    def __repr__(self) -> str:
+        counts = self.df["status"].value_counts()
+        shown = ", ".join(f"{n} {status}" for status, n in counts.items())
+        return f"<Comparison of {len(self.df)} runs: {shown}; {self.estimate:,} credits estimated>"
+
+    def _repr_html_(self) -> str:
+        # What a cell shows for `cmp`: the cost line and the summary; media stay in gallery().
+        return (
+            f"<p>{html.escape(self.money_line)}</p>{summary_html(self.summary())}"
+            "<p><code>.gallery()</code> shows the media, <code>.plot()</code> the charts, "
+            "<code>.to_html(path)</code> writes a report, <code>.df</code> has every run.</p>"
+        )
+
+    def summary(self, by: str | Sequence[str] = "model") -> pd.DataFrame:
+        """Per model: runs, succeeded, failed, invalid, other, success rate, p50/p95 seconds,
+        credits and unpriced runs (see :func:`genlab.report.summarize`).
+
+        Example:
+            cmp.summary(by=["model", "duration"])
+        """
+        return summarize(self.df, by)
+
+    def gallery(self, **options: Any) -> HTML:
+        """Prompts down, models (and swept parameters) across, media embedded in each cell.
+
+        Options are those of :func:`genlab.report.gallery_html`.
+        """
+        options.setdefault("cols", self.columns)
+        options.setdefault("cache", self._media)
+        return gallery(self.df, **options)
+
+    def plot(self, by: str | Sequence[str] = "model") -> Figure:
+        """A figure with latency (p50/p95) and credits per model."""
+        return plot_summary(self.df, by)
+
+    def to_html(
+        self, path: str | os.PathLike[str], *, title: str = "genlab comparison"
+    ) -> Path:
+        """Write one self-contained HTML file: summary, charts and gallery. Returns its path.
+
+        Example:
+            cmp.to_html("out/comparison.html")
+        """
+        return write_report(
+            self.df,
+            path,
+            title=title,
+            intro=self.money_line,
+            cols=self.columns,
+            cache=self._media,
+        )

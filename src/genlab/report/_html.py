@@ -1,0 +1,315 @@
+"""HTML galleries and self-contained reports of a run table.
+
+Every string that came from a person or the service (prompts, model names, error messages,
+task ids, parameter values) goes through ``html.escape``; media are data URIs, so a saved
+report is one file that opens anywhere and references no server.
+"""
+
+from __future__ import annotations
+
+import html
+import numbers
+import os
+from collections.abc import Mapping, MutableMapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from genlab.report._charts import figure_png, plot_summary
+from genlab.report._frame import normalized, summarize
+from genlab.report._media import (
+    MAX_EMBED_BYTES,
+    THUMB_WIDTH,
+    Embed,
+    Fetch,
+    MediaReader,
+    data_uri,
+    is_missing,
+)
+
+_CSS = """
+.genlab-gallery table { border-collapse: collapse; }
+.genlab-gallery th, .genlab-gallery td {
+  border: 1px solid #d0d0d0; padding: 6px; vertical-align: top; text-align: left; }
+.genlab-gallery thead th { background: #f4f4f4; font-weight: normal; }
+.genlab-gallery thead th b { font-weight: 600; }
+.genlab-gallery .param { display: block; color: #555; font-size: 0.85em; }
+.genlab-gallery th.prompt { max-width: 16em; font-weight: normal; white-space: pre-wrap;
+  overflow-wrap: anywhere; }
+.genlab-gallery .run { margin-bottom: 6px; width: 256px; }
+.genlab-gallery video, .genlab-gallery img { display: block; max-width: 256px;
+  max-height: 256px; }
+.genlab-gallery .meta { color: #555; font-size: 0.8em; margin-top: 2px; }
+.genlab-gallery .status { font-weight: 600; font-size: 0.85em; }
+.genlab-gallery .run-failed .status, .genlab-gallery .run-invalid .status { color: #b00020; }
+.genlab-gallery .note { font-size: 0.85em; white-space: pre-wrap; overflow-wrap: anywhere; }
+.genlab-gallery .empty { color: #999; }
+"""
+
+_REPORT_CSS = """
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
+table.summary { border-collapse: collapse; margin-bottom: 1em; }
+table.summary th, table.summary td { border: 1px solid #d0d0d0; padding: 4px 8px; }
+table.summary td { text-align: right; }
+table.summary th { background: #f4f4f4; text-align: left; }
+.generated, .intro { color: #555; }
+img.chart { max-width: 100%; }
+"""
+
+
+class HTML:
+    """HTML that Jupyter displays (``_repr_html_``); ``str()`` and ``.data`` give the markup.
+
+    Example:
+        >>> HTML("<b>hi</b>")._repr_html_()
+        '<b>hi</b>'
+    """
+
+    def __init__(self, data: str) -> None:
+        self.data = data
+
+    def _repr_html_(self) -> str:
+        return self.data
+
+    def __str__(self) -> str:
+        return self.data
+
+    def __repr__(self) -> str:
+        return f"<genlab HTML, {len(self.data):,} characters; display it in a notebook>"
+
+
+def _esc(value: Any) -> str:
+    return "" if is_missing(value) else html.escape(str(value), quote=True)
+
+
+def _key(value: Any) -> Any:
+    # Group keys must be hashable; list-valued parameters (reference lists) are keyed by text.
+    if is_missing(value):
+        return None
+    try:
+        hash(value)
+    except TypeError:
+        return repr(value)
+    return value
+
+
+def _run_html(row: Mapping[str, Any], embed: Embed | None, numbered: bool) -> str:
+    status = str(row["status"])
+    parts = [f'<div class="run run-{_esc(status)}">']
+    if embed is not None and embed.tag == "video":
+        parts.append(f'<video controls muted loop playsinline src="{embed.uri}"></video>')
+    elif embed is not None and embed.tag == "img":
+        alt = _esc(row.get("prompt"))
+        parts.append(f'<img alt="{alt}" src="{embed.uri}">')
+    if status != "succeeded":
+        parts.append(f'<div class="status">{_esc(status)}</div>')
+        if not is_missing(row.get("error")):
+            parts.append(f'<div class="note">{_esc(row["error"])}</div>')
+    if embed is not None and embed.note:
+        parts.append(f'<div class="note">{_esc(embed.note)}</div>')
+    meta = []
+    if numbered and not is_missing(row.get("repeat")):
+        meta.append(f"#{_esc(row['repeat'])}")
+    if not is_missing(row.get("seconds")):
+        meta.append(f"{float(row['seconds']):.1f} s")
+    if not is_missing(row.get("credits")):
+        meta.append(f"{int(row['credits']):,} credits")
+    if not is_missing(row.get("width")) and not is_missing(row.get("height")):
+        meta.append(f"{int(row['width'])}×{int(row['height'])}")
+    if meta:
+        title = f' title="task {_esc(row["task_id"])}"' if not is_missing(row["task_id"]) else ""
+        parts.append(f'<div class="meta"{title}>{" · ".join(meta)}</div>')
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _column_header(names: Sequence[str], key: tuple[Any, ...]) -> str:
+    first, *rest = zip(names, key, strict=True)
+    parts = [f"<b>{_esc(first[1]) or '–'}</b>"]
+    parts += [
+        f'<span class="param">{_esc(name)}={_esc(value)}</span>'
+        for name, value in rest
+        if value is not None
+    ]
+    return "".join(parts)
+
+
+def gallery_html(
+    df: pd.DataFrame,
+    *,
+    rows: str = "prompt",
+    cols: str | Sequence[str] = "model",
+    fetch: Fetch | None = None,
+    cache: MutableMapping[str, bytes] | None = None,
+    max_embed_bytes: int = MAX_EMBED_BYTES,
+    thumb_width: int = THUMB_WIDTH,
+) -> str:
+    """A table of runs with their media embedded: prompts down, models (and params) across.
+
+    Works on a Comparison's ``df`` or any History slice. Each cell shows its runs' media as
+    data URIs (MP4 ``<video>``; images as thumbnails at most ``thumb_width`` px wide; a video
+    over ``max_embed_bytes`` by its cover), or the run's status and message. Media come from
+    the saved files in ``paths`` when they exist, else from ``result_url``.
+
+    Args:
+        df: one row per run.
+        rows: the column whose values make the rows.
+        cols: the column(s) whose values make the columns, e.g. ``["model", "duration"]``.
+        fetch: reads a media URL; defaults to httpx with timeouts.
+        cache: URL -> bytes kept between calls, so each result is fetched once.
+
+    Example:
+        html = gallery_html(history.df(tag="sweep-1"), cols=["model", "resolution"])
+    """
+    names = [cols] if isinstance(cols, str) else list(cols)
+    n = normalized(df)
+    for name in [rows, *names]:
+        if name not in n.columns:
+            n[name] = pd.NA
+    records: list[dict[str, Any]] = [
+        {str(k): v for k, v in r.items()} for r in n.to_dict(orient="records")
+    ]
+    row_keys: dict[Any, None] = {}
+    col_keys: dict[tuple[Any, ...], None] = {}
+    cells: dict[tuple[Any, tuple[Any, ...]], list[int]] = {}
+    for i, record in enumerate(records):
+        r, c = _key(record[rows]), tuple(_key(record[name]) for name in names)
+        row_keys.setdefault(r)
+        col_keys.setdefault(c)
+        cells.setdefault((r, c), []).append(i)
+
+    wanted = [i for i, rec in enumerate(records) if rec["status"] == "succeeded"]
+    with MediaReader(fetch, cache) as reader, ThreadPoolExecutor(4) as pool:
+        embeds = dict(
+            zip(
+                wanted,
+                pool.map(
+                    lambda i: reader.embed(
+                        records[i], max_bytes=max_embed_bytes, thumb_width=thumb_width
+                    ),
+                    wanted,
+                ),
+                strict=True,
+            )
+        )
+
+    out = [f'<div class="genlab-gallery"><style>{_CSS}</style><table><thead><tr>']
+    out.append(f"<th>{_esc(rows)}</th>")
+    out += [f"<th>{_column_header(names, c)}</th>" for c in col_keys]
+    out.append("</tr></thead><tbody>")
+    for r in row_keys:
+        out.append(f'<tr><th class="prompt">{_esc(r) or "–"}</th>')
+        for c in col_keys:
+            members = cells.get((r, c), [])
+            if not members:
+                out.append('<td class="empty">–</td>')
+                continue
+            runs = "".join(
+                _run_html(records[i], embeds.get(i), numbered=len(members) > 1) for i in members
+            )
+            out.append(f"<td>{runs}</td>")
+        out.append("</tr>")
+    out.append("</tbody></table></div>")
+    return "".join(out)
+
+
+def gallery(df: pd.DataFrame, **options: Any) -> HTML:
+    """:func:`gallery_html`, wrapped so a notebook cell displays it.
+
+    Example:
+        genlab.report.gallery(history.df(model="video-a"))
+    """
+    return HTML(gallery_html(df, **options))
+
+
+def _cell(name: str, value: Any) -> str:
+    if is_missing(value):
+        return "–"
+    if name == "success_rate":
+        return f"{float(value):.0%}"
+    if name.endswith("_seconds"):
+        return f"{float(value):.1f}"
+    if isinstance(value, numbers.Integral):
+        return f"{int(value):,}"  # counts and credits
+    return _esc(value)
+
+
+def summary_html(summary: pd.DataFrame) -> str:
+    """A summary table (from :func:`summarize`) as an escaped HTML table."""
+    keys = [str(k) for k in summary.index.names]
+    head = "".join(f"<th>{_esc(k)}</th>" for k in [*keys, *summary.columns])
+    body = []
+    for index, values in zip(summary.index, summary.itertuples(index=False), strict=True):
+        labels = index if isinstance(index, tuple) else (index,)
+        cells = "".join(f"<th>{_esc(v) or '–'}</th>" for v in labels)
+        cells += "".join(
+            f"<td>{_cell(str(c), v)}</td>" for c, v in zip(summary.columns, values, strict=True)
+        )
+        body.append(f"<tr>{cells}</tr>")
+    return f'<table class="summary"><tr>{head}</tr>{"".join(body)}</table>'
+
+
+def report_html(
+    df: pd.DataFrame,
+    *,
+    title: str = "genlab report",
+    intro: str | None = None,
+    by: str | Sequence[str] = "model",
+    rows: str = "prompt",
+    cols: str | Sequence[str] = "model",
+    fetch: Fetch | None = None,
+    cache: MutableMapping[str, bytes] | None = None,
+) -> str:
+    """One self-contained HTML page: summary table, charts (PNG) and gallery, all embedded.
+
+    Args:
+        df: one row per run (a Comparison's ``df`` or a History slice).
+        title: the page title.
+        intro: a line of text under the title (escaped).
+        by: grouping of the summary and charts.
+        rows, cols, fetch, cache: as for :func:`gallery_html`.
+
+    Example:
+        page = report_html(history.df(model="video-a"), title="video-a this week")
+    """
+    from genlab import __version__
+
+    summary = summarize(df, by)
+    chart = data_uri("image/png", figure_png(plot_summary(df, by)))
+    generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    parts = [
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{_esc(title)}</title><style>{_REPORT_CSS}</style></head><body>",
+        f"<h1>{_esc(title)}</h1>",
+    ]
+    if intro:
+        parts.append(f'<p class="intro">{_esc(intro)}</p>')
+    parts += [
+        f'<p class="generated">{len(df):,} runs; generated {generated} by genlab '
+        f"{_esc(__version__)}.</p>",
+        "<h2>Summary</h2>",
+        summary_html(summary),
+        "<h2>Latency and credits</h2>",
+        f'<img class="chart" alt="latency and credits per group" src="{chart}">',
+        "<h2>Gallery</h2>",
+        gallery_html(df, rows=rows, cols=cols, fetch=fetch, cache=cache),
+        "</body></html>\n",
+    ]
+    return "".join(parts)
+
+
+def write_report(
+    df: pd.DataFrame, path: str | os.PathLike[str], **options: Any
+) -> Path:
+    """Write :func:`report_html` to ``path`` (one file, nothing else needed) and return it.
+
+    Example:
+        genlab.report.write_report(history.df(model="video-a"), "video-a.html")
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(report_html(df, **options), encoding="utf-8")
+    return target
