@@ -37,8 +37,8 @@ _CSS = """
 .genlab-gallery thead th { background: #f4f4f4; font-weight: normal; }
 .genlab-gallery thead th b { font-weight: 600; }
 .genlab-gallery .param { display: block; color: #555; font-size: 0.85em; }
-.genlab-gallery th.prompt { max-width: 16em; font-weight: normal; white-space: pre-wrap;
-  overflow-wrap: anywhere; }
+.genlab-gallery th.prompt { min-width: 10em; max-width: 16em; font-weight: normal;
+  white-space: pre-wrap; overflow-wrap: break-word; }
 .genlab-gallery .run { margin-bottom: 6px; width: 256px; }
 .genlab-gallery video, .genlab-gallery img { display: block; max-width: 256px;
   max-height: 256px; }
