@@ -37,3 +37,17 @@ def print_table(title: str, rows: Sequence[dict[str, Any]]) -> None:
             f"{'<=' if r['lower_is_better'] else '>='} {r['goal']:g} {r['unit']}")
         met = "" if r["met"] is None else ("yes" if r["met"] else "NO")
         print(f"  {r['name']:52} {r['value']:>9.3f} {r['unit']:2} {goal:>12}  {met}")
+
+
+def print_generic(title: str, rows: Sequence[dict[str, Any]]) -> None:
+    """Any list of flat dicts as an aligned table."""
+    print(f"\n{title}")
+    if not rows:
+        return
+    keys = list(rows[0])
+    cells = [[f"{r.get(k):.3f}" if isinstance(r.get(k), float) else str(r.get(k)) for k in keys]
+             for r in rows]
+    widths = [max(len(k), *(len(c[i]) for c in cells)) for i, k in enumerate(keys)]
+    print("  " + "  ".join(k.ljust(w) for k, w in zip(keys, widths, strict=True)))
+    for c in cells:
+        print("  " + "  ".join(v.ljust(w) for v, w in zip(c, widths, strict=True)))

@@ -13,13 +13,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._util import print_table  # noqa: E402
+from benchmarks._util import print_generic, print_table  # noqa: E402
 
 TITLES = {
     "bench_catalog": "Catalog validation (median per request)",
     "bench_media": "Media synthesis (median per file)",
     "bench_emulator": "Emulator throughput",
     "bench_polling": "Polling: requests per task and completion lag",
+    "bench_history": "History journal",
+    "bench_widgets": "Studio widgets",
 }
 
 
@@ -33,8 +35,14 @@ def main(names: list[str]) -> int:
     for name in chosen:
         module = importlib.import_module(f"benchmarks.{name}")
         rows = module.run()
-        print_table(TITLES.get(name, name), rows)
-        failed += [r["name"] for r in rows if r.get("met") is False]
+        title = TITLES.get(name, name)
+        if hasattr(module, "table"):  # a module that prints its own comparison
+            print(f"\n{title}\n{module.table(rows)}")
+        elif rows and "value" in rows[0]:
+            print_table(title, rows)
+        else:
+            print_generic(title, rows)
+        failed += [str(r.get("name")) for r in rows if r.get("met") is False]
     if failed:
         print(f"\n{len(failed)} goal(s) not met: {', '.join(failed)}")
     return 0
