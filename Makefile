@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.genlab-installed
 
-.PHONY: demo test lint typecheck pytest bench serve clean
+.PHONY: demo test test-browser lint typecheck pytest bench serve clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -25,6 +25,15 @@ typecheck: $(STAMP)
 
 pytest: $(STAMP)
 	$(PY) -m pytest
+
+# The Studio in a real browser. Installs Debian's Chromium (as root, when missing) and
+# Playwright; Playwright's own browser download is never used.
+test-browser: $(STAMP)
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing Debian's chromium"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+	$(PY) -m pip install --quiet -e ".[dev,browser]"
+	$(PY) -m pytest tests/browser -m browser -p no:cacheprovider
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py

@@ -21,6 +21,16 @@ from genlab._errors import ErrorDetail, InvalidParameterError
 from genlab.catalog._base import ImageReference, Mode, Reference, RequestBase, Shot
 from genlab.catalog._dimensions import credits_for as _credits_for
 from genlab.catalog._dimensions import output_size
+from genlab.catalog._forms import (
+    OMIT,
+    FieldSpec,
+    Preview,
+    detect_mode,
+    form_body,
+    form_fields,
+    hidden_fields,
+    preview,
+)
 from genlab.catalog._image import ImageA, ImageB, ImageC, ImageD, ImageRequest
 from genlab.catalog._media import MediaInfo, MediaRequirements, media_problems
 from genlab.catalog._messages import convert_errors as _convert_errors
@@ -141,6 +151,7 @@ def media_problems_for(
 
 __all__ = [
     "CATALOG",
+    "FieldSpec",
     "GenerationRequest",
     "ImageA",
     "ImageB",
@@ -151,6 +162,8 @@ __all__ = [
     "MediaInfo",
     "MediaRequirements",
     "Mode",
+    "OMIT",
+    "Preview",
     "Reference",
     "RequestBase",
     "Shot",
@@ -161,9 +174,14 @@ __all__ = [
     "VideoE",
     "VideoF",
     "VideoRequest",
+    "detect_mode",
     "estimate_credits",
+    "form_body",
+    "form_fields",
+    "hidden_fields",
     "media_problems",
     "media_problems_for",
     "output_size",
+    "preview",
     "validate",
 ]

@@ -24,7 +24,7 @@ import threading
 import weakref
 from collections.abc import Coroutine, Iterable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 
@@ -34,6 +34,9 @@ from genlab.client._journal import TaskJournal
 from genlab.client._types import Kind, Outcome, Task, TaskRecord
 from genlab.client._uploads import FileLike
 from genlab.client._waiting import OnUpdate
+
+if TYPE_CHECKING:
+    from genlab.widgets import Studio
 
 logger = logging.getLogger("genlab")
 
@@ -371,3 +374,16 @@ class Client:
                 task, timeout=timeout, on_update=on_update, raise_on_failure=raise_on_failure
             )
         )
+
+    # --- notebook ----------------------------------------------------------------------
+
+    def studio(self, **options: Any) -> Studio:
+        """A :class:`genlab.widgets.Studio` on this client (needs ipywidgets).
+
+        Example:
+            client = genlab.connect()
+            client.studio()          # the last expression of a cell: displayed
+        """
+        from genlab.widgets import Studio  # lazy: the client never imports widgets itself
+
+        return Studio(self, **options)

@@ -1,0 +1,337 @@
+"""One control per field kind: each maps a :class:`~genlab.catalog.FieldSpec` to widgets.
+
+Every field row is a ``VBox`` of its control(s) and a message line under them, with the same
+small surface: ``get_value()`` (what the body would carry, :data:`~genlab.catalog.OMIT` to
+leave the field out), ``set_value()``, ``reset()``, ``on_edit()`` and ``show_errors()``.
+Nothing here judges a value; the catalog does, and the form shows its messages.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import ipywidgets as widgets
+
+from genlab.catalog import OMIT, FieldSpec
+
+LABEL_WIDTH = "10em"
+STYLE = {"description_width": LABEL_WIDTH}
+# ToggleButtons when an enum has at most this many options, each at most this long.
+TOGGLE_MAX_OPTIONS = 4
+TOGGLE_MAX_LABEL = 10
+# Integer ranges wider than this get a number box instead of a slider.
+SLIDER_MAX_SPAN = 1000
+
+
+def choice_label(value: Any) -> str:
+    """How a choice is labelled: ``true``/``false`` for booleans, else the value itself."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def error_html(messages: Sequence[str]) -> str:
+    """The catalog's messages, escaped, for the line under a field."""
+    if not messages:
+        return ""
+    items = "<br>".join(f"&#9888; {html.escape(m)}" for m in messages)
+    return f'<div style="color:#b00020;font-size:90%">{items}</div>'
+
+
+def side_label(text: str, tooltip: str = "") -> widgets.HTML:
+    """A label in the description column, for controls whose own description wraps above
+    them (ToggleButtons)."""
+    return widgets.HTML(
+        f"<div style='text-align:right;padding-right:8px'>{html.escape(text)}</div>",
+        tooltip=tooltip or None,
+        layout=widgets.Layout(width=LABEL_WIDTH, min_width=LABEL_WIDTH),
+    )
+
+
+def toggle_buttons(tooltip: str, options: Sequence[Any]) -> widgets.ToggleButtons:
+    """ToggleButtons without a description (put :func:`side_label` beside them)."""
+    return widgets.ToggleButtons(
+        options=options,
+        tooltip=tooltip,
+        tooltips=[tooltip] * len(options),
+        style={"button_width": "auto"},
+    )
+
+
+class FieldRow(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
+    """Base of the field rows: a control area and a message line.
+
+    Subclasses build their controls, call :meth:`_finish` and report edits with
+    :meth:`_edited`.
+    """
+
+    def __init__(self, spec: FieldSpec, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        # CSS hooks for styling and browser tests: .genlab-field-duration, ...
+        self.add_class("genlab-field")
+        self.add_class(f"genlab-field-{spec.name}")
+        self.spec = spec
+        self.message = widgets.HTML()
+        self._listeners: list[Callable[[], None]] = []
+        self._quiet = 0
+
+    def _finish(self, controls: Sequence[widgets.Widget]) -> None:
+        self.children = [*controls, self.message]
+
+    # --- the surface the form uses ----------------------------------------------------
+
+    def get_value(self) -> Any:
+        raise NotImplementedError
+
+    def set_value(self, value: Any) -> None:
+        raise NotImplementedError
+
+    def reset(self) -> None:
+        """Back to the field's default (or "(default)" / empty)."""
+        self.set_value(OMIT)
+
+    def on_edit(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` after every edit of this field."""
+        self._listeners.append(callback)
+
+    def show_errors(self, messages: Sequence[str]) -> None:
+        text = error_html(messages)
+        if self.message.value != text:
+            self.message.value = text
+
+    @property
+    def hidden(self) -> bool:
+        return bool(self.layout.display == "none")
+
+    @hidden.setter
+    def hidden(self, value: bool) -> None:
+        wanted = "none" if value else None
+        if self.layout.display != wanted:
+            self.layout.display = wanted
+
+    # --- for subclasses ---------------------------------------------------------------
+
+    def _edited(self, _change: object = None) -> None:
+        if self._quiet:
+            return
+        for callback in list(self._listeners):
+            callback()
+
+    @contextmanager
+    def quiet(self) -> Iterator[None]:
+        """Change several controls and report one edit at the end."""
+        self._quiet += 1
+        try:
+            yield
+        finally:
+            self._quiet -= 1
+        self._edited()
+
+
+class PromptField(FieldRow):
+    """A Textarea with a live ``n / max characters`` counter."""
+
+    def __init__(self, spec: FieldSpec) -> None:
+        super().__init__(spec)
+        self.control = widgets.Textarea(
+            description=spec.name,
+            tooltip=spec.description,
+            placeholder="Describe what to generate",
+            rows=4,
+            style=STYLE,
+            layout=widgets.Layout(width="100%"),
+        )
+        self.counter = widgets.HTML(layout=widgets.Layout(margin=f"0 0 0 {LABEL_WIDTH}"))
+        self.control.observe(self._typed, "value")
+        self._finish([self.control, self.counter])
+        self._count()
+
+    def _count(self) -> None:
+        n = len(self.control.value)
+        limit = self.spec.max
+        text = f"{n} / {limit} characters" if limit is not None else f"{n} characters"
+        if limit is not None and n > limit:
+            text = f'<span style="color:#b00020">{text}</span>'
+        self.counter.value = f'<span style="font-size:85%;color:#666">{text}</span>'
+
+    def _typed(self, _change: object) -> None:
+        self._count()
+        self._edited()
+
+    def get_value(self) -> Any:
+        return self.control.value
+
+    def set_value(self, value: Any) -> None:
+        if value is OMIT or value is None:
+            value = ""
+        if not isinstance(value, str):
+            raise ValueError(f"{self.spec.name} must be a string, got {value!r}")
+        self.control.value = value
+
+
+class ChoiceField(FieldRow):
+    """An enum: ToggleButtons for a few short options, else a Dropdown.
+
+    Optional fields with no stated default start at "(default)", which leaves them out;
+    required ones with no default start at "(choose)".
+    """
+
+    def __init__(self, spec: FieldSpec) -> None:
+        super().__init__(spec)
+        options: list[tuple[str, Any]] = [(choice_label(c), c) for c in spec.choices]
+        if spec.omittable:
+            options.insert(0, ("(default)", OMIT))
+        elif spec.required:
+            options.insert(0, ("(choose)", OMIT))
+        self.choices = [value for _, value in options]
+        short = all(len(label) <= TOGGLE_MAX_LABEL for label, _ in options)
+        shown: widgets.Widget
+        if len(options) <= TOGGLE_MAX_OPTIONS and short:
+            self.control = toggle_buttons(spec.description, options)
+            shown = widgets.HBox([side_label(spec.name, spec.description), self.control])
+        else:
+            self.control = widgets.Dropdown(
+                options=options, description=spec.name, tooltip=spec.description, style=STYLE
+            )
+            shown = self.control
+        self.control.value = self._initial()
+        self.control.observe(self._edited, "value")
+        self._finish([shown])
+
+    def _initial(self) -> Any:
+        return OMIT if self.spec.default is None else self.spec.default
+
+    def get_value(self) -> Any:
+        return self.control.value
+
+    def set_value(self, value: Any) -> None:
+        if value is OMIT or value is None:
+            value = self._initial()
+        # Compared by type too: True must not pick a 1, nor "1" a 1.
+        for choice in self.choices:
+            if type(choice) is type(value) and choice == value:
+                self.control.value = choice
+                return
+        shown = ", ".join(choice_label(c) for c in self.spec.choices)
+        raise ValueError(f"{self.spec.name} cannot be {value!r} in the form; choose one of {shown}")
+
+
+class IntField(FieldRow):
+    """An integer: a slider within the model's bounds, a number box for wide ranges, or a
+    text box (empty = "(default)") for optional integers with no stated default."""
+
+    def __init__(self, spec: FieldSpec) -> None:
+        super().__init__(spec)
+        low = spec.min if spec.min is not None else -(2**31)
+        high = spec.max if spec.max is not None else 2**31 - 1
+        common = {"description": spec.name, "tooltip": spec.description, "style": STYLE}
+        self.free_text = spec.omittable
+        self.control: widgets.Widget
+        if self.free_text:
+            hint = f"(default) {low} to {high}" if spec.min is not None else "(default)"
+            self.control = widgets.Text(placeholder=hint, **common)
+        elif high - low <= SLIDER_MAX_SPAN:
+            self.control = widgets.IntSlider(min=low, max=high, value=self._start(), **common)
+        else:
+            self.control = widgets.BoundedIntText(
+                min=low, max=high, value=self._start(), **common
+            )
+        self.control.observe(self._edited, "value")
+        self._finish([self.control])
+
+    def _start(self) -> int:
+        default = self.spec.default
+        if isinstance(default, int) and not isinstance(default, bool):
+            return default
+        return self.spec.min if self.spec.min is not None else 0
+
+    def get_value(self) -> Any:
+        if not self.free_text:
+            return self.control.value
+        text = self.control.value.strip()
+        if not text:
+            return OMIT
+        try:
+            return int(text)
+        except ValueError:
+            return text  # sent as typed: the catalog says what is wrong with it
+
+    def set_value(self, value: Any) -> None:
+        if self.free_text:
+            self.control.value = "" if value is OMIT or value is None else str(value)
+            return
+        if value is OMIT or value is None:
+            value = self._start()
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ValueError(f"{self.spec.name} must be an integer, got {value!r}")
+        # A slider would silently clamp; say so instead.
+        if not (self.control.min <= value <= self.control.max):
+            raise ValueError(
+                f"{self.spec.name} must be from {self.control.min} to {self.control.max} "
+                f"for this model, got {value}"
+            )
+        self.control.value = value
+
+
+class BoolField(FieldRow):
+    """A checkbox."""
+
+    def __init__(self, spec: FieldSpec) -> None:
+        super().__init__(spec)
+        self.control = widgets.Checkbox(
+            value=bool(spec.default),
+            description=spec.name,
+            tooltip=spec.description,
+            indent=True,
+            style=STYLE,
+        )
+        self.control.observe(self._edited, "value")
+        self._finish([self.control])
+
+    def get_value(self) -> Any:
+        return self.control.value
+
+    def set_value(self, value: Any) -> None:
+        if value is OMIT or value is None:
+            value = bool(self.spec.default)
+        if not isinstance(value, bool):
+            raise ValueError(f"{self.spec.name} must be true or false, got {value!r}")
+        self.control.value = value
+
+
+class TextField(FieldRow):
+    """Free text; empty leaves an optional field out."""
+
+    def __init__(self, spec: FieldSpec) -> None:
+        super().__init__(spec)
+        default = spec.default if isinstance(spec.default, str) else ""
+        self.control = widgets.Text(
+            value=default,
+            description=spec.name,
+            tooltip=spec.description,
+            placeholder="(default)" if spec.omittable else "",
+            style=STYLE,
+        )
+        self.control.observe(self._edited, "value")
+        self._finish([self.control])
+
+    def get_value(self) -> Any:
+        value = self.control.value
+        return OMIT if value == "" and not self.spec.required else value
+
+    def set_value(self, value: Any) -> None:
+        if value is OMIT or value is None:
+            value = self.spec.default if isinstance(self.spec.default, str) else ""
+        self.control.value = str(value)
+
+
+SCALAR_ROWS: dict[str, type[FieldRow]] = {
+    "prompt": PromptField,
+    "enum": ChoiceField,
+    "int": IntField,
+    "bool": BoolField,
+    "text": TextField,
+}

@@ -1,0 +1,290 @@
+"""The reference media editor of one list (reference_images / videos / audios).
+
+Add an item by URL or by uploading a local file, pick its ``reference_type`` among the roles
+the list accepts for the model, reorder it (order matters: ``character1`` is the first image)
+or remove it. A local file becomes a URL through :class:`LocalFiles`: the emulator's upload
+endpoint, else a ``data:image/...;base64,`` value where the model's list allows those.
+"""
+
+from __future__ import annotations
+
+import html
+import mimetypes
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import ipywidgets as widgets
+
+from genlab.catalog import OMIT, FieldSpec
+from genlab.client import data_uri
+from genlab.widgets._fields import STYLE, FieldRow, choice_label
+
+ACCEPT = {"image": "image/*", "video": "video/*,.mp4,.mov", "audio": "audio/*,.wav,.mp3"}
+# How much of a URL a row shows (data: values are long).
+SHOWN_URL = 60
+
+
+def uploads_supported(client: Any) -> bool:
+    """Whether local files can be uploaded to the service the client talks to.
+
+    True for the embedded emulator (``client.is_emulator``, set by ``genlab.connect()``) or
+    any client that says ``supports_uploads``; the real service has no upload endpoint.
+    """
+    if not callable(getattr(client, "upload", None)):
+        return False
+    return bool(getattr(client, "is_emulator", False) or getattr(client, "supports_uploads", False))
+
+
+class LocalFiles:
+    """Turns a local file into a reference URL for one client.
+
+    Example:
+        files = LocalFiles(client)
+        url = files.to_url(open("cat.png", "rb").read(), "cat.png", spec)
+    """
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.uploads = uploads_supported(client)
+
+    def to_url(self, data: bytes, filename: str, spec: FieldSpec) -> str:
+        """The URL to send for the file; raises ValueError when the list needs a public URL."""
+        if self.uploads:
+            return str(self.client.upload(data, filename))
+        mime = mimetypes.guess_type(filename)[0] or ""
+        if spec.allow_data_uri and spec.media_kind == "image":
+            if not mime.startswith("image/"):
+                raise ValueError(f"{filename} is not an image file ({mime or 'unknown type'})")
+            return data_uri(data, filename)
+        raise ValueError(
+            f"{spec.name} of this model needs a public http(s) URL; the service cannot take a "
+            f"local file here. Put {filename} somewhere public and paste its address."
+        )
+
+
+def short_url(url: str) -> str:
+    """A URL as a row shows it: data: values summarised, long ones cut."""
+    if url[:5].lower() == "data:":
+        head = url.split(",", 1)[0]
+        return f"{head},… ({len(url) * 3 // 4 // 1024} KB inline)"
+    return url if len(url) <= SHOWN_URL else url[: SHOWN_URL - 1] + "…"
+
+
+class ReferenceList(FieldRow):
+    """The editor of one reference list.
+
+    ``get_value()`` is a list of ``{"url": ..., "reference_type": ...}`` objects (no
+    ``reference_type`` where the list has a single role), plus per-item options
+    (video-e's ``keep_original_sound``).
+    """
+
+    def __init__(self, spec: FieldSpec, files: LocalFiles | None) -> None:
+        super().__init__(spec, layout=widgets.Layout(border="1px solid #ddd", padding="4px"))
+        self.files = files
+        self._items: list[dict[str, Any]] = []
+        self.title = widgets.HTML(tooltip=spec.description)
+        self.rows = widgets.VBox()
+        self.url = widgets.Text(
+            placeholder="https://… media URL",
+            description="add URL",
+            tooltip=spec.media,
+            style=STYLE,
+            layout=widgets.Layout(width="60%"),
+        )
+        self.add_button = widgets.Button(description="Add", icon="plus", tooltip="Add this URL")
+        self.add_button.on_click(lambda _b: self._add_typed_url())
+        self.upload = widgets.FileUpload(
+            accept=ACCEPT.get(spec.media_kind, ""),
+            multiple=True,
+            description="Upload file",
+            tooltip=self._upload_tooltip(),
+        )
+        self.upload.observe(self._uploaded, "value")
+        self.note = widgets.HTML()
+        add_row = widgets.HBox([self.url, self.add_button, self.upload])
+        self._finish([self.title, self.rows, add_row, self.note])
+        self._render()
+
+    def _upload_tooltip(self) -> str:
+        if self.files is not None and self.files.uploads:
+            return "The file is uploaded to the emulator, which gives it a URL."
+        if self.spec.allow_data_uri and self.spec.media_kind == "image":
+            return "The file is sent inline as a data: URI."
+        return "This model needs a public URL for this list; local files cannot be sent."
+
+    # --- the field surface ------------------------------------------------------------
+
+    def get_value(self) -> Any:
+        return [dict(item) for item in self._items] or OMIT
+
+    def set_value(self, value: Any) -> None:
+        items = [] if value is OMIT or value is None else list(value)
+        self._items = [self._normalise(item) for item in items]
+        self._render()
+        self._edited()
+
+    # --- editing ----------------------------------------------------------------------
+
+    @property
+    def items(self) -> list[dict[str, Any]]:
+        """The items, in order (copies)."""
+        return [dict(item) for item in self._items]
+
+    @property
+    def full(self) -> bool:
+        limit = self.spec.max_items
+        return limit is not None and len(self._items) >= limit
+
+    def add(self, url: str, reference_type: str | None = None, **options: Any) -> None:
+        """Append an item; ``reference_type`` defaults to the list's first role (asset)."""
+        self._items.append(
+            self._normalise({"url": url, "reference_type": reference_type, **options})
+        )
+        self._render()
+        self._edited()
+
+    def add_file(self, data: bytes, filename: str, reference_type: str | None = None) -> str:
+        """Append a local file (uploaded, or inlined where allowed); returns its URL.
+
+        Raises:
+            ValueError: the list needs a public URL (nothing was added).
+        """
+        if self.files is None:
+            raise ValueError("local files cannot be added here; paste a public URL")
+        url = self.files.to_url(data, filename, self.spec)
+        self.add(url, reference_type)
+        return url
+
+    def remove(self, index: int) -> None:
+        del self._items[index]
+        self._render()
+        self._edited()
+
+    def move(self, index: int, offset: int) -> None:
+        """Move item ``index`` up (-1) or down (+1)."""
+        target = index + offset
+        if 0 <= target < len(self._items):
+            items = self._items
+            items[index], items[target] = items[target], items[index]
+            self._render()
+            self._edited()
+
+    def set_role(self, index: int, role: str) -> None:
+        self._items[index]["reference_type"] = role
+        self._edited()
+
+    def _normalise(self, item: Any) -> dict[str, Any]:
+        if isinstance(item, str):
+            item = {"url": item}
+        if not isinstance(item, Mapping) or not isinstance(item.get("url"), str):
+            raise ValueError(f"{self.spec.name} items are URLs or objects with a url, got {item!r}")
+        out: dict[str, Any] = {"url": item["url"]}
+        if len(self.spec.roles) > 1:
+            out["reference_type"] = item.get("reference_type") or self.spec.roles[0]
+        elif item.get("reference_type") not in (None, "", *self.spec.roles):
+            out["reference_type"] = item["reference_type"]  # the catalog will say why not
+        known = {o.name for o in self.spec.fields}
+        for key, value in item.items():
+            if key in ("url", "reference_type"):
+                continue
+            if key not in known:
+                raise ValueError(f"{self.spec.name} items of this model have no {key!r} option")
+            out[key] = value
+        return out
+
+    # --- events -----------------------------------------------------------------------
+
+    def _add_typed_url(self) -> None:
+        url = self.url.value.strip()
+        if not url:
+            return
+        self.add(url)
+        self.url.value = ""
+
+    def _uploaded(self, change: Mapping[str, Any]) -> None:
+        files: Sequence[Mapping[str, Any]] = change["new"]
+        if not files:
+            return
+        notes = []
+        for file in files:
+            if self.full:
+                notes.append(f"{file['name']}: the list is full")
+                continue
+            try:
+                self.add_file(bytes(file["content"]), str(file["name"]))
+            except Exception as exc:  # shown, never raised: this runs in a widget callback
+                notes.append(f"{file['name']}: {exc}")
+        self.note.value = "" if not notes else (
+            '<div style="color:#b00020">' + "<br>".join(html.escape(n) for n in notes) + "</div>"
+        )
+        self.upload.value = ()  # so the same file can be chosen again
+
+    # --- drawing ----------------------------------------------------------------------
+
+    def _render(self) -> None:
+        for row in self.rows.children:
+            row.close()
+        self.rows.children = [self._row(i, item) for i, item in enumerate(self._items)]
+        limit = self.spec.max_items
+        count = f"{len(self._items)} / {limit}" if limit is not None else str(len(self._items))
+        self.title.value = (
+            f"<b>{html.escape(self.spec.name)}</b> <span style='color:#666'>({count}) · "
+            f"{html.escape(self.spec.media)}</span>"
+        )
+        self.add_button.disabled = self.url.disabled = self.upload.disabled = self.full
+
+    def _row(self, index: int, item: dict[str, Any]) -> widgets.HBox:
+        url = item["url"]
+        parts: list[widgets.Widget] = [
+            widgets.HTML(
+                "<div style='white-space:nowrap;overflow:hidden;text-overflow:ellipsis'>"
+                f"<code>{index + 1}.</code> {html.escape(short_url(url))}</div>",
+                tooltip=url if len(url) < 2000 else None,
+                layout=widgets.Layout(width="45%", overflow="hidden"),
+            )
+        ]
+        if len(self.spec.roles) > 1:
+            role = widgets.Dropdown(
+                options=list(self.spec.roles),
+                value=item.get("reference_type", self.spec.roles[0]),
+                tooltip="reference_type",
+                layout=widgets.Layout(width="9em"),
+            )
+            role.observe(lambda c, i=index: self.set_role(i, c["new"]), "value")
+            parts.append(role)
+        for option in self.spec.fields:
+            parts.append(self._option(index, item, option))
+        for icon, tip, action in (
+            ("arrow-up", "Move up", lambda _b, i=index: self.move(i, -1)),
+            ("arrow-down", "Move down", lambda _b, i=index: self.move(i, +1)),
+            ("trash", "Remove", lambda _b, i=index: self.remove(i)),
+        ):
+            button = widgets.Button(icon=icon, tooltip=tip, layout=widgets.Layout(width="3em"))
+            button.on_click(action)
+            parts.append(button)
+        parts[-3].disabled = index == 0
+        parts[-2].disabled = index == len(self._items) - 1
+        return widgets.HBox(parts)
+
+    def _option(self, index: int, item: dict[str, Any], option: FieldSpec) -> widgets.Widget:
+        choices = option.choices or ((True, False) if option.kind == "bool" else ())
+        options = [("(default)", OMIT)] + [(choice_label(c), c) for c in choices]
+        current = item.get(option.name, OMIT)
+        value = next((v for _, v in options if type(v) is type(current) and v == current), OMIT)
+        control = widgets.Dropdown(
+            options=options,
+            value=value,
+            description=option.name,
+            tooltip=option.description,
+            style={"description_width": "initial"},
+        )
+
+        def changed(change: Mapping[str, Any]) -> None:
+            if change["new"] is OMIT:
+                self._items[index].pop(option.name, None)
+            else:
+                self._items[index][option.name] = change["new"]
+            self._edited()
+
+        control.observe(changed, "value")
+        return control

@@ -1,0 +1,315 @@
+"""The Studio: pick a model, fill its form, submit, watch cards, browse history, compare.
+
+Example:
+    import genlab
+    client = genlab.connect()
+    studio = genlab.widgets.Studio(client)      # or client.studio()
+    studio                                      # display it
+
+The Studio can be driven from code as well as by hand::
+
+    studio.set(model="video-c", prompt="a lighthouse", resolution="720P",
+               reference_images=[{"url": "https://example.com/a.png",
+                                  "reference_type": "first_frame"}])
+    studio.validation.mode.label   # 'image-to-video, first frame'
+    studio.body                    # the request body the form stands for
+    card = studio.submit()         # returns at once; card.future resolves to the record
+"""
+
+from __future__ import annotations
+
+import html
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+import ipywidgets as widgets
+
+from genlab._errors import InvalidParameterError
+from genlab.catalog import CATALOG, Preview, preview
+from genlab.widgets._card import TaskCard
+from genlab.widgets._compare import ComparePanel, compare_available
+from genlab.widgets._fields import STYLE, error_html, side_label, toggle_buttons
+from genlab.widgets._form import ModelForm
+from genlab.widgets._history import HistoryPanel
+from genlab.widgets._references import LocalFiles
+
+
+class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
+    """A notebook studio for every model in the catalog.
+
+    Args:
+        client: a :class:`genlab.Client` (the synchronous one: tasks run on its runner).
+        model: the model shown first (default: the catalog's first).
+        media_dir: where results are saved for embedding (default: a temporary folder).
+        history_rows: how many recent tasks the history panel shows.
+
+    Attributes:
+        forms: model -> its form, built the first time the model is shown.
+        cards: the task cards, oldest first.
+        submit_button, kind_picker, model_picker, mode_label, credits_label, errors,
+        notices, history_panel, compare_panel: the parts, for tests and custom layouts.
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        *,
+        model: str | None = None,
+        media_dir: str | Path | None = None,
+        history_rows: int = 20,
+    ) -> None:
+        super().__init__()
+        if not callable(getattr(client, "generate_future", None)):
+            raise TypeError(
+                f"Studio needs a genlab.Client (its tasks run on the client's runner thread), "
+                f"got {type(client).__name__}"
+            )
+        self.client = client
+        self.add_class("genlab-studio")
+        self.files = LocalFiles(client)
+        self.media_dir = (
+            Path(media_dir) if media_dir else Path(tempfile.mkdtemp(prefix="genlab-studio-"))
+        )
+        self.forms: dict[str, ModelForm] = {}
+        self.cards: list[TaskCard] = []
+        self._checked: Preview | None = None
+        self._switching = False
+        self._loading = False
+        self._by_kind: dict[str, list[str]] = {}
+        for name, cls in CATALOG.items():
+            self._by_kind.setdefault(cls.KIND, []).append(name)
+        first = model or next(iter(CATALOG))
+        if first not in CATALOG:
+            raise ValueError(f"unknown model {first!r}; use one of {', '.join(CATALOG)}")
+        self._last = {kind: names[0] for kind, names in self._by_kind.items()}
+
+        self.kind_picker = toggle_buttons("video or image models", list(self._by_kind))
+        self.kind_picker.value = CATALOG[first].KIND
+        self.kind_picker.add_class("genlab-kind-picker")
+        self.model_picker = widgets.Dropdown(
+            options=self._by_kind[CATALOG[first].KIND], value=first, description="model",
+            style=STYLE,
+        )
+        self.model_picker.add_class("genlab-model-picker")
+        self.summary = widgets.HTML()
+        self.form_box = widgets.VBox()
+        self.mode_label = widgets.HTML()
+        self.credits_label = widgets.HTML()
+        self.errors = widgets.HTML()
+        self.notices = widgets.HTML()
+        self.submit_button = widgets.Button(
+            description="Submit", icon="play", button_style="primary",
+            tooltip="Send the request; a task card appears below",
+        )
+        self.submit_button.add_class("genlab-submit")
+        self.submit_button.on_click(lambda _b: self._submit_clicked())
+        self.reset_button = widgets.Button(description="Reset form", icon="undo")
+        self.reset_button.on_click(lambda _b: self.reset())
+        self.card_box = widgets.VBox()
+        self.history_panel = HistoryPanel(client.history, limit=history_rows)
+        self.compare_panel: ComparePanel | None = None
+        sections: list[tuple[str, widgets.Widget]] = []
+        if compare_available():
+            self.compare_panel = ComparePanel(client, prompt=self._prompt)
+            sections.append(("Compare models", self.compare_panel))
+        sections.append(("History", self.history_panel))
+        self.extras = widgets.Accordion(
+            children=[w for _, w in sections], titles=tuple(t for t, _ in sections)
+        )
+        self.kind_picker.observe(self._kind_picked, "value")
+        self.model_picker.observe(self._model_picked, "value")
+        self.children = [
+            widgets.HTML(f"<h3 style='margin:0'>genlab studio</h3>"
+                         f"<span style='color:#666'>{html.escape(str(client.base_url))}</span>"),
+            widgets.HBox([side_label("kind"), self.kind_picker, self.model_picker]),
+            self.summary,
+            self.form_box,
+            widgets.HBox([self.mode_label, self.credits_label]),
+            self.errors,
+            self.notices,
+            widgets.HBox([self.submit_button, self.reset_button]),
+            self.card_box,
+            self.extras,
+        ]
+        self._show(first)
+
+    # --- the model ---------------------------------------------------------------------
+
+    @property
+    def model(self) -> str:
+        """The model shown."""
+        return str(self.model_picker.value)
+
+    @property
+    def form(self) -> ModelForm:
+        """The form of the model shown."""
+        return self.forms[self.model]
+
+    def select(self, model: str) -> None:
+        """Show ``model``'s form (built once, then reused)."""
+        if model not in CATALOG:
+            raise ValueError(f"unknown model {model!r}; use one of {', '.join(CATALOG)}")
+        if model == self.model and model in self.forms:
+            return
+        kind = CATALOG[model].KIND
+        self._switching = True
+        try:
+            if self.kind_picker.value != kind:
+                self.kind_picker.value = kind
+            if tuple(self.model_picker.options) != tuple(self._by_kind[kind]):
+                self.model_picker.options = self._by_kind[kind]
+            self.model_picker.value = model
+        finally:
+            self._switching = False
+        self._show(model)
+
+    def _kind_picked(self, change: dict[str, Any]) -> None:
+        if self._switching:
+            return
+        self.select(self._last[change["new"]])
+
+    def _model_picked(self, change: dict[str, Any]) -> None:
+        if not self._switching:
+            self._show(change["new"])
+
+    def _show(self, model: str) -> None:
+        form = self.forms.get(model)
+        if form is None:
+            form = self.forms[model] = ModelForm(CATALOG[model], self.files)
+            form.on_edit(self._refresh)
+        shown = self.form_box.children[0] if self.form_box.children else None
+        if isinstance(shown, ModelForm) and shown is not form:
+            self._carry_prompt(shown, form)
+        self._last[CATALOG[model].KIND] = model
+        self.form_box.children = [form]
+        cls = CATALOG[model]
+        self.summary.value = f"<span style='color:#444'>{html.escape(cls.SUMMARY)}</span>"
+        self._refresh()
+
+    def _carry_prompt(self, old: ModelForm, new: ModelForm) -> None:
+        # The prompt follows the user to a model whose form has none yet.
+        before, after = old.fields.get("prompt"), new.fields.get("prompt")
+        if before is None or after is None or after.get_value() or not before.get_value():
+            return
+        self._loading = True
+        try:
+            after.set_value(before.get_value())
+        finally:
+            self._loading = False
+
+    # --- reading and setting the form --------------------------------------------------
+
+    def set(self, model: str | None = None, **fields: Any) -> None:
+        """Switch model (optional) and set fields.
+
+        Fields not named keep their values. Raises ValueError for a field the model does not
+        have, or a value a control cannot hold (the catalog judges everything else).
+
+        Example:
+            studio.set(model="video-a", prompt="a fox", duration=10)
+        """
+        if model is not None:
+            self.select(model)
+        self.form.set(**fields)
+
+    def reset(self) -> None:
+        """The shown form back to its defaults."""
+        self.form.reset()
+
+    def add_file(
+        self, list_name: str, data: bytes, filename: str, reference_type: str | None = None
+    ) -> str:
+        """Add a local file to a reference list, as the Upload button does; returns its URL.
+
+        Raises:
+            ValueError: the model has no such list, or the list needs a public URL.
+        """
+        row = self.form.fields.get(list_name)
+        if row is None or not hasattr(row, "add_file"):
+            raise ValueError(f"{self.model} has no reference list {list_name!r}")
+        return str(row.add_file(data, filename, reference_type))
+
+    @property
+    def body(self) -> dict[str, Any]:
+        """The request body the form stands for."""
+        return self.form.body
+
+    @property
+    def validation(self) -> Preview:
+        """What the catalog says about :attr:`body`: valid, mode, errors, notices, credits."""
+        if self._checked is None:
+            self._refresh()
+        assert self._checked is not None
+        return self._checked
+
+    def _prompt(self) -> str:
+        return str(self.body.get("prompt", ""))
+
+    def _refresh(self) -> None:
+        if self._loading:
+            return
+        form = self.form
+        checked = preview(form.body)
+        self._checked = checked
+        form.show(checked)
+        mode = checked.mode.label if checked.mode is not None else "unknown"
+        self._assign(self.mode_label, f"mode: <b>{html.escape(mode)}</b>&nbsp;&nbsp;")
+        credits = checked.credits_text or "no estimate while the request is invalid"
+        self._assign(self.credits_label, f"<span style='color:#444'>{html.escape(credits)}</span>")
+        messages = list(dict.fromkeys(e.message for e in checked.errors))
+        self._assign(self.errors, error_html(messages))
+        notes = "<br>".join(f"&#8505; {html.escape(n)}" for n in checked.notices)
+        self._assign(self.notices, f"<div style='color:#555;font-size:90%'>{notes}</div>"
+                     if notes else "")
+        if self.submit_button.disabled == checked.valid:
+            self.submit_button.disabled = not checked.valid
+
+    @staticmethod
+    def _assign(widget: widgets.HTML, value: str) -> None:
+        if widget.value != value:  # unchanged values send nothing to the browser
+            widget.value = value
+
+    # --- submitting --------------------------------------------------------------------
+
+    def submit(self) -> TaskCard:
+        """Send the current request; returns its card at once (``card.future``).
+
+        Raises:
+            InvalidParameterError: the request is invalid (the form shows why).
+        """
+        checked = self.validation
+        if not checked.valid:
+            raise InvalidParameterError.from_details(checked.errors)
+        card = TaskCard(self.client, self.body, media_dir=self.media_dir, checked=checked)
+        self.cards.append(card)
+        self.card_box.children = [card, *self.card_box.children]
+        card.start()
+        if card.future is not None and self.history_panel.available:
+            card.future.add_done_callback(lambda _f: self._refresh_history_later())
+        self.history_panel.refresh()
+        return card
+
+    def _submit_clicked(self) -> None:
+        try:
+            self.submit()
+        except Exception as exc:  # a widget callback: shown, never raised
+            self.errors.value = error_html([f"{type(exc).__name__}: {exc}"])
+
+    def _refresh_history_later(self) -> None:
+        # From the runner thread: read the history on a worker, not on the runner's loop.
+        threading.Thread(
+            target=self.history_panel.refresh, name="genlab-history", daemon=True
+        ).start()
+
+    def compare(self, models: list[str]) -> Any:
+        """Send the current prompt to ``models``; returns a future of the Comparison.
+
+        Raises:
+            RuntimeError: genlab's comparison module is not available.
+        """
+        if self.compare_panel is None:
+            raise RuntimeError("genlab.comparison is not installed; compare is unavailable")
+        self.extras.selected_index = 0
+        return self.compare_panel.run(models)

@@ -1,0 +1,526 @@
+"""The Studio, driven through its widgets (headless: ipywidgets needs no frontend).
+
+Controls are compared with the catalog for every model; mode changes, validation messages,
+reference editing, extra params, submission against the in-thread emulator, rendering,
+escaping and the history panel are exercised the way a user would, through the widgets.
+Waits are bounded safety nets, never timing assertions.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import ipywidgets as widgets
+import pytest
+
+import genlab
+from genlab.catalog import CATALOG, OMIT, Mode, form_fields
+from genlab.emulator import EmulatorHandle, start
+from genlab.widgets import HistoryPanel, ReferenceList, Studio, TaskCard, uploads_supported
+from genlab.widgets._compare import compare_available
+from genlab.widgets._fields import BoolField, ChoiceField, IntField, PromptField, TextField
+from genlab.widgets._form import ExtraField
+from genlab.widgets._shots import ShotList
+
+API_KEY = "studio-test-key-42"
+MODELS = list(CATALOG)
+WAIT = 120.0  # a safety net for a busy machine, not an assertion
+ROW_TYPES = {
+    "prompt": PromptField,
+    "enum": ChoiceField,
+    "int": IntField,
+    "bool": BoolField,
+    "text": TextField,
+    "references": ReferenceList,
+    "extra": ExtraField,
+    "shots": ShotList,
+}
+
+
+def _png() -> bytes:
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (480, 480), (200, 40, 40)).save(out, format="PNG")
+    return out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def emulator() -> Iterator[EmulatorHandle]:
+    with start(api_key=API_KEY, time_scale=0.02) as handle:
+        yield handle
+
+
+@pytest.fixture
+def client(emulator: EmulatorHandle) -> Iterator[genlab.Client]:
+    with genlab.Client(emulator.base_url, API_KEY, poll_scale=0.05) as c:
+        yield c
+
+
+@pytest.fixture
+def studio(client: genlab.Client, tmp_path: Path) -> Studio:
+    return Studio(client, media_dir=tmp_path / "media")
+
+
+def _finish(card: TaskCard) -> None:
+    assert card.future is not None
+    try:
+        card.future.result(timeout=WAIT)
+    except genlab.GenlabError:
+        pass  # failures are asserted on the card
+    assert card.wait_done(WAIT), "the card never reached its final state"
+
+
+def _visible(studio: Studio) -> set[str]:
+    return {name for name, row in studio.form.fields.items() if not row.hidden}
+
+
+# --- controls follow the catalog ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_every_field_has_its_control_and_no_other(studio: Studio, model: str) -> None:
+    studio.set(model=model)
+    cls = CATALOG[model]
+    assert studio.model_picker.value == model
+    assert studio.kind_picker.value == cls.KIND
+    assert studio.form_box.children == (studio.form,)
+    assert set(studio.form.fields) == set(cls.model_fields) - {"model"}
+    for spec in form_fields(cls):
+        row = studio.form.fields[spec.name]
+        assert isinstance(row, ROW_TYPES[spec.kind]), spec.name
+        control = getattr(row, "control", None)
+        if control is not None:
+            assert control.tooltip == spec.description
+        if spec.kind == "enum":
+            values = [v for _, v in control.options]
+            assert [v for v in values if v is not OMIT] == list(spec.choices)
+            assert (OMIT in values) == (spec.omittable or spec.required)
+        if spec.kind == "int" and not spec.omittable:
+            assert isinstance(control, widgets.IntSlider)
+            assert (control.min, control.max, control.value) == (spec.min, spec.max, spec.default)
+        if spec.kind == "bool":
+            assert isinstance(control, widgets.Checkbox) and control.value == spec.default
+        if spec.kind == "extra":
+            assert isinstance(row, ExtraField)
+            assert list(row.fields) == [s.name for s in spec.fields]
+        if spec.kind == "references":
+            assert isinstance(row, ReferenceList)
+            assert f"(0 / {spec.max_items})" in row.title.value
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_the_catalog_example_through_the_form_is_valid(studio: Studio, model: str) -> None:
+    example = {k: v for k, v in CATALOG[model].EXAMPLE.items() if k != "model"}
+    studio.set(model=model, **example)
+    assert studio.validation.valid, studio.validation.errors
+    assert not studio.submit_button.disabled
+    request = genlab.validate(studio.body)
+    expected = genlab.validate(CATALOG[model].EXAMPLE)
+    assert all(getattr(request, k) == getattr(expected, k) for k in example)
+    assert studio.errors.value == ""
+
+
+def test_css_hooks_for_styling_and_browser_tests(studio: Studio) -> None:
+    studio.set(model="image-a", prompt="a kite")
+    assert "genlab-studio" in studio._dom_classes
+    assert "genlab-model-picker" in studio.model_picker._dom_classes
+    assert "genlab-submit" in studio.submit_button._dom_classes
+    for name, row in studio.form.fields.items():
+        assert f"genlab-field-{name}" in row._dom_classes
+
+
+def test_enums_with_few_short_options_are_toggle_buttons(studio: Studio) -> None:
+    studio.set(model="video-a")
+    assert isinstance(studio.form.fields["resolution"].control, widgets.ToggleButtons)
+    studio.set(model="image-d")
+    assert isinstance(studio.form.fields["aspect_ratio"].control, widgets.Dropdown)
+
+
+def test_prompt_counter_counts_against_the_limit(studio: Studio) -> None:
+    studio.set(model="video-a", prompt="a fox")
+    prompt = studio.form.fields["prompt"]
+    assert isinstance(prompt, PromptField)
+    assert "5 / 20000 characters" in prompt.counter.value
+    studio.set(model="video-b", prompt="waves crash")
+    assert "11 characters" in studio.form.fields["prompt"].counter.value
+    assert " / " not in studio.form.fields["prompt"].counter.value
+
+
+def test_optional_field_without_default_offers_default_and_omits_it(studio: Studio) -> None:
+    studio.set(model="video-a", prompt="a fox")
+    control = studio.form.fields["aspect_ratio"].control
+    assert control.options[0][0] == "(default)"
+    assert "aspect_ratio" not in studio.body
+    control.value = "9:16"
+    assert studio.body["aspect_ratio"] == "9:16"
+    control.value = OMIT
+    assert "aspect_ratio" not in studio.body
+
+
+def test_forms_are_built_once_and_keep_their_values(studio: Studio) -> None:
+    studio.set(model="video-a", prompt="a fox", duration=12)
+    form = studio.form
+    studio.set(model="image-b")
+    studio.set(model="video-a")
+    assert studio.form is form
+    assert studio.body["duration"] == 12
+    assert studio.form_box.children == (form,)
+
+
+def test_the_prompt_follows_to_an_empty_form(studio: Studio) -> None:
+    studio.set(model="video-a", prompt="a fox")
+    studio.set(model="video-f")
+    assert studio.body["prompt"] == "a fox"
+
+
+def test_the_kind_picker_switches_model(studio: Studio) -> None:
+    studio.kind_picker.value = "image"
+    assert CATALOG[studio.model].KIND == "image"
+    assert set(studio.model_picker.options) == {m for m in MODELS if CATALOG[m].KIND == "image"}
+    studio.model_picker.value = "image-c"
+    assert studio.form.model == "image-c"
+
+
+def test_set_refuses_what_the_controls_cannot_hold(studio: Studio) -> None:
+    with pytest.raises(ValueError, match="no field 'n'"):
+        studio.set(model="video-a", n=2)
+    with pytest.raises(ValueError, match="from 2 to 30"):
+        studio.set(duration=31)
+    with pytest.raises(ValueError, match="choose one of 480P, 720P, 1080P"):
+        studio.set(resolution="4K")
+    with pytest.raises(ValueError, match="unknown model"):
+        studio.set(model="video-z")
+
+
+# --- mode awareness ----------------------------------------------------------------------
+
+
+def test_a_first_frame_hides_aspect_ratio_on_video_c(studio: Studio) -> None:
+    studio.set(model="video-c", prompt="a lighthouse", aspect_ratio="9:16")
+    assert "aspect_ratio" in _visible(studio) and studio.body["aspect_ratio"] == "9:16"
+    assert "text-to-video" in studio.mode_label.value
+    frame = {"url": "https://example.com/a.png", "reference_type": "first_frame"}
+    studio.set(reference_images=[frame])
+    assert studio.form.fields["aspect_ratio"].layout.display == "none"
+    assert "aspect_ratio" not in studio.body
+    assert Mode.FIRST_FRAME.label in studio.mode_label.value
+    assert "the output follows the first frame" in studio.form.hidden_note.value
+    assert studio.validation.valid and not studio.submit_button.disabled
+    refs = studio.form.fields["reference_images"]
+    assert isinstance(refs, ReferenceList)
+    refs.remove(0)
+    assert "aspect_ratio" in _visible(studio) and studio.body["aspect_ratio"] == "9:16"
+
+
+def test_an_edit_source_hides_duration_on_video_c(studio: Studio) -> None:
+    source = {"url": "https://example.com/v.mp4", "reference_type": "edit_source"}
+    studio.set(model="video-c", prompt="make it snow", reference_videos=[source])
+    assert _visible(studio) == set(studio.form.fields) - {"aspect_ratio", "duration"}
+    assert "video edit" in studio.mode_label.value
+
+
+def test_multi_shot_through_the_extra_params_controls(studio: Studio) -> None:
+    studio.set(model="video-f", prompt="")
+    extra = studio.form.fields["extra_params"]
+    assert isinstance(extra, ExtraField)
+    extra.fields["multi_shot"].control.value = True
+    assert "multi-shot" in studio.mode_label.value
+    assert studio.submit_button.disabled  # customize needs shots
+    shots = extra.fields["multi_prompt"]
+    assert isinstance(shots, ShotList)
+    shots.add("a boat leaves", 2)
+    shots.add("it reaches the island", 3)
+    assert studio.body["extra_params"]["multi_prompt"] == [
+        {"prompt": "a boat leaves", "duration": 2, "index": 0},
+        {"prompt": "it reaches the island", "duration": 3, "index": 1},
+    ]
+    assert studio.validation.valid
+    shots.remove(0)
+    assert [s["index"] for s in studio.body["extra_params"]["multi_prompt"]] == [0]
+
+
+# --- validation messages ----------------------------------------------------------------
+
+
+def test_empty_prompt_on_video_a_disables_submit_with_the_catalog_message(
+    studio: Studio,
+) -> None:
+    studio.set(model="video-a", prompt="")
+    assert studio.submit_button.disabled
+    message = "video-a: prompt must not be empty"
+    assert message in studio.form.fields["prompt"].message.value
+    assert message in studio.errors.value
+    with pytest.raises(genlab.InvalidParameterError, match="prompt must not be empty"):
+        studio.submit()
+    studio.set(prompt="a fox")
+    assert not studio.submit_button.disabled
+    assert studio.form.fields["prompt"].message.value == ""
+
+
+def test_too_long_prompt_is_reported_under_the_prompt(studio: Studio) -> None:
+    studio.set(model="video-c", prompt="x" * 5001)
+    assert studio.submit_button.disabled
+    assert "prompt is 5001 characters; the maximum is 5000" in (
+        studio.form.fields["prompt"].message.value
+    )
+    assert "5001 / 5000 characters" in studio.form.fields["prompt"].counter.value
+
+
+def test_last_frame_without_first_frame(studio: Studio) -> None:
+    last = {"url": "https://example.com/b.png", "reference_type": "last_frame"}
+    studio.set(model="video-a", prompt="a fox", reference_images=[last])
+    assert studio.submit_button.disabled
+    assert "a last_frame requires a first_frame" in (
+        studio.form.fields["reference_images"].message.value
+    )
+    assert "first and last frame" in studio.mode_label.value
+
+
+def test_seed_typed_as_text_is_judged_by_the_catalog(studio: Studio) -> None:
+    studio.set(model="video-b", prompt="waves")
+    seed = studio.form.fields["extra_params"].fields["seed"]
+    seed.control.value = "42"
+    assert studio.body["extra_params"] == {"seed": 42}
+    seed.control.value = "forty-two"
+    assert studio.submit_button.disabled
+    assert "seed must be an integer" in seed.message.value
+    seed.control.value = ""
+    assert "extra_params" not in studio.body and studio.validation.valid
+
+
+def test_credits_are_estimated_live(studio: Studio) -> None:
+    studio.set(model="video-a", prompt="a fox", duration=5, resolution="720P")
+    assert "800 credits" in studio.credits_label.value
+    studio.set(duration=10)
+    assert "1600 credits" in studio.credits_label.value
+    studio.set(model="video-b", prompt="waves")
+    assert "price not published" in studio.credits_label.value
+
+
+def test_notices_are_shown(studio: Studio) -> None:
+    studio.set(model="image-b", prompt="a kite", resolution="2K")
+    assert "downgraded to 1K" in studio.notices.value
+
+
+# --- reference media -------------------------------------------------------------------
+
+
+def test_reference_list_roles_order_and_limits(studio: Studio) -> None:
+    studio.set(model="video-c", prompt="character1 waves at character2")
+    refs = studio.form.fields["reference_images"]
+    assert isinstance(refs, ReferenceList)
+    refs.url.value = "https://example.com/one.png"
+    refs.add_button.click()
+    refs.add("https://example.com/two.png")
+    assert refs.url.value == ""
+    role = refs.rows.children[0].children[1]
+    assert list(role.options) == ["asset", "first_frame"]  # what video-c allows for images
+    assert [i["url"].rsplit("/", 1)[1] for i in studio.body["reference_images"]] == [
+        "one.png", "two.png"
+    ]
+    down = refs.rows.children[0].children[-2]
+    down.click()
+    assert [i["url"].rsplit("/", 1)[1] for i in studio.body["reference_images"]] == [
+        "two.png", "one.png"
+    ]
+    assert refs.rows.children[0].children[-3].disabled  # the first cannot move up
+    refs.rows.children[1].children[-1].click()  # remove
+    assert len(studio.body["reference_images"]) == 1
+    assert "Reference" in studio.mode_label.value or "reference" in studio.mode_label.value
+    studio.set(model="video-d")
+    one = studio.form.fields["reference_images"]
+    assert isinstance(one, ReferenceList)
+    one.add("https://example.com/character.png")
+    assert one.full and one.add_button.disabled and one.upload.disabled
+    assert len(one.rows.children[0].children) == 4  # url, up, down, remove: one role only
+
+
+def _upload(refs: ReferenceList, data: bytes, name: str) -> None:
+    entry = {
+        "name": name,
+        "type": "image/png",
+        "size": len(data),
+        "content": memoryview(data),
+        "last_modified": datetime.now(UTC),
+    }
+    refs.upload.value = (entry,)
+
+
+def test_local_image_becomes_a_data_uri_where_the_model_allows_it(studio: Studio) -> None:
+    assert not uploads_supported(studio.client)  # a plain Client: treated as the real service
+    studio.set(model="video-a", prompt="the fox runs")
+    refs = studio.form.fields["reference_images"]
+    assert isinstance(refs, ReferenceList)
+    _upload(refs, _png(), "frame.png")
+    (item,) = studio.body["reference_images"]
+    assert item["url"].startswith("data:image/png;base64,")
+    assert refs.upload.value == ()
+    assert studio.validation.valid
+
+
+def test_local_file_where_a_public_url_is_needed(studio: Studio) -> None:
+    studio.set(model="video-b", prompt="waves")
+    refs = studio.form.fields["reference_images"]
+    assert isinstance(refs, ReferenceList)
+    _upload(refs, _png(), "frame.png")
+    assert "reference_images" not in studio.body
+    assert "needs a public http(s) URL" in refs.note.value
+    with pytest.raises(ValueError, match="public"):
+        studio.add_file("reference_images", _png(), "frame.png")
+
+
+def test_local_file_goes_through_the_emulators_upload(
+    client: genlab.Client, emulator: EmulatorHandle, tmp_path: Path
+) -> None:
+    client.is_emulator = True
+    studio = Studio(client, media_dir=tmp_path)
+    studio.set(model="video-b", prompt="the boat sails on")
+    url = studio.add_file("reference_images", _png(), "frame.png", "first_frame")
+    assert url.startswith(emulator.base_url)
+    assert studio.body["reference_images"] == [{"url": url, "reference_type": "first_frame"}]
+    assert "first frame" in studio.mode_label.value
+    card = studio.submit()
+    _finish(card)
+    assert card.status == "succeeded", card.message.value
+
+
+# --- submitting and rendering -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("model", "fields", "needle"),
+    [
+        ("video-a", {"prompt": "a fox", "duration": 2, "resolution": "480P"},
+         '<video controls loop src="data:video/mp4;base64,'),
+        ("image-d", {"prompt": "a kite", "resolution": "512"}, '<img src="data:image/png;base64,'),
+    ],
+)
+def test_submit_renders_the_media_embedded(
+    studio: Studio, model: str, fields: dict[str, Any], needle: str, tmp_path: Path
+) -> None:
+    studio.set(model=model, **fields)
+    card = studio.submit()
+    assert studio.cards == [card] and studio.card_box.children[0] is card
+    _finish(card)
+    assert card.status == "succeeded", card.message.value
+    assert needle in card.media.value
+    assert "succeeded" in card.badge.value and "succeeded" in card.steps.value
+    assert not card.download_button.disabled
+    paths = card.download(tmp_path / "out")
+    assert paths and all(p.exists() for p in paths)
+    assert str(paths[0]) in card.message.value
+    code = card.show_code()
+    assert card.code.layout.display is None
+    assert code.startswith("record = client.generate(**{")
+    assert ast.literal_eval(code[len("record = client.generate(**"):-1]) == studio.body
+
+
+def test_a_failed_task_is_reported_on_the_card(
+    studio: Studio, emulator: EmulatorHandle
+) -> None:
+    studio.set(model="image-b", prompt="a kite")
+    emulator.app.emulator.faults.update(fail_rate=1.0)
+    try:
+        card = studio.submit()
+        _finish(card)
+    finally:
+        emulator.app.emulator.faults.update(fail_rate=0.0)
+    assert card.status == "failed"
+    assert isinstance(card.error, genlab.TaskFailedError)
+    assert "The task failed" in card.message.value and "GENERATION_FAILED" in card.message.value
+    assert card.download_button.disabled
+
+
+def test_prompt_and_service_errors_are_escaped(studio: Studio) -> None:
+    evil = "<script>alert(1)</script>"
+    url = f"http://127.0.0.1:9/{evil}.png"
+    studio.set(model="video-a", prompt=evil, reference_images=[url])
+    assert studio.validation.valid
+    card = studio.submit()
+    _finish(card)
+    assert card.status == "error"
+    assert isinstance(card.error, genlab.InvalidParameterError)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in card.header.value
+    assert "&lt;script&gt;" in card.message.value and "could not be fetched" in card.message.value
+    for part in (card.header, card.message, card.steps, card.badge):
+        assert "<script>" not in part.value
+
+
+def test_a_card_from_code_on_a_closed_client_shows_the_error(
+    emulator: EmulatorHandle, tmp_path: Path
+) -> None:
+    client = genlab.Client(emulator.base_url, API_KEY)
+    client.close()
+    card = TaskCard(client, {"model": "image-b", "prompt": "a kite"}, media_dir=tmp_path)
+    card.start()
+    assert card.done and card.status == "error" and "closed" in card.message.value
+
+
+# --- history -------------------------------------------------------------------------------
+
+
+def test_history_panel_lists_filters_and_escapes(emulator: EmulatorHandle, tmp_path: Path) -> None:
+    from genlab.history import History
+
+    history = History(tmp_path / "history.sqlite")
+    with genlab.Client(emulator.base_url, API_KEY, poll_scale=0.05, history=history) as client:
+        studio = Studio(client, media_dir=tmp_path)
+        studio.set(model="image-b", prompt="<b>bold</b> kite")
+        card = studio.submit()
+        _finish(card)
+        panel = studio.history_panel
+        panel.refresh()
+        assert card.record is not None and card.record.task_id in panel.table.value
+        assert "&lt;b&gt;bold&lt;/b&gt; kite" in panel.table.value
+        assert "<b>bold</b>" not in panel.table.value
+        panel.set_filter(status="failed")
+        assert "No tasks yet" in panel.table.value
+        panel.set_filter(model="image-b", status="succeeded")
+        assert card.record.task_id in panel.table.value
+        panel.model.value = "video-a"
+        assert card.record.task_id not in panel.table.value
+    history.close()
+
+
+def test_history_panel_without_a_genlab_history(client: genlab.Client) -> None:
+    panel = HistoryPanel(client.history)
+    assert not panel.available
+    assert "genlab History" in panel.table.value
+
+
+# --- compare, shortcut, imports ------------------------------------------------------------
+
+
+@pytest.mark.skipif(not compare_available(), reason="genlab.comparison is not installed")
+def test_compare_shows_a_gallery(studio: Studio) -> None:
+    studio.set(model="image-b", prompt="a paper kite")
+    assert studio.compare_panel is not None
+    future = studio.compare(["image-b", "image-d"])
+    comparison = future.result(timeout=WAIT)
+    assert len(comparison.df) == 2
+    assert "data:image/" in studio.compare_panel.gallery.value
+    assert "2 runs" in studio.compare_panel.status.value
+
+
+def test_client_studio_shortcut(client: genlab.Client, tmp_path: Path) -> None:
+    studio = client.studio(model="image-c", media_dir=tmp_path)
+    assert isinstance(studio, Studio) and studio.model == "image-c"
+
+
+def test_studio_refuses_an_async_client(emulator: EmulatorHandle) -> None:
+    with pytest.raises(TypeError, match="needs a genlab.Client"):
+        Studio(genlab.AsyncClient(emulator.base_url, API_KEY))
+
+
+def test_import_genlab_does_not_import_ipywidgets() -> None:
+    code = "import sys, genlab; print('ipywidgets' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
