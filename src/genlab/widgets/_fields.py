@@ -61,58 +61,16 @@ def toggle_buttons(tooltip: str, options: Sequence[Any]) -> widgets.ToggleButton
     )
 
 
-class FieldRow(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
-    """Base of the field rows: a control area and a message line.
+class EditNotifier:
+    """Tells listeners about edits; ``quiet()`` folds several changes into one report."""
 
-    Subclasses build their controls, call :meth:`_finish` and report edits with
-    :meth:`_edited`.
-    """
-
-    def __init__(self, spec: FieldSpec, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        # CSS hooks for styling and browser tests: .genlab-field-duration, ...
-        self.add_class("genlab-field")
-        self.add_class(f"genlab-field-{spec.name}")
-        self.spec = spec
-        self.message = widgets.HTML()
+    def _init_notifier(self) -> None:
         self._listeners: list[Callable[[], None]] = []
         self._quiet = 0
 
-    def _finish(self, controls: Sequence[widgets.Widget]) -> None:
-        self.children = [*controls, self.message]
-
-    # --- the surface the form uses ----------------------------------------------------
-
-    def get_value(self) -> Any:
-        raise NotImplementedError
-
-    def set_value(self, value: Any) -> None:
-        raise NotImplementedError
-
-    def reset(self) -> None:
-        """Back to the field's default (or "(default)" / empty)."""
-        self.set_value(OMIT)
-
     def on_edit(self, callback: Callable[[], None]) -> None:
-        """Call ``callback()`` after every edit of this field."""
+        """Call ``callback()`` after every edit."""
         self._listeners.append(callback)
-
-    def show_errors(self, messages: Sequence[str]) -> None:
-        text = error_html(messages)
-        if self.message.value != text:
-            self.message.value = text
-
-    @property
-    def hidden(self) -> bool:
-        return bool(self.layout.display == "none")
-
-    @hidden.setter
-    def hidden(self, value: bool) -> None:
-        wanted = "none" if value else None
-        if self.layout.display != wanted:
-            self.layout.display = wanted
-
-    # --- for subclasses ---------------------------------------------------------------
 
     def _edited(self, _change: object = None) -> None:
         if self._quiet:
@@ -129,6 +87,57 @@ class FieldRow(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         finally:
             self._quiet -= 1
         self._edited()
+
+
+class FieldRow(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
+    """Base of the field rows: a control area and a message line.
+
+    Subclasses build their controls, call :meth:`_finish` and report edits with
+    :meth:`_edited`.
+    """
+
+    def __init__(self, spec: FieldSpec, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        # CSS hooks for styling and browser tests: .genlab-field-duration, ...
+        self.add_class("genlab-field")
+        self.add_class(f"genlab-field-{spec.name}")
+        self.spec = spec
+        self.message = widgets.HTML()
+        self._init_notifier()
+
+    def _finish(self, controls: Sequence[widgets.Widget]) -> None:
+        self.children = [*controls, self.message]
+
+    # --- the surface the form uses ----------------------------------------------------
+
+    # Every row type defines these two. They are plain methods, not abc abstract ones, because
+    # ABCMeta cannot be combined with the widgets' traitlets metaclass.
+    def get_value(self) -> Any:
+        """The control's value as a body value (``OMIT`` to leave the field out)."""
+        raise NotImplementedError(f"{type(self).__name__} must define get_value")
+
+    def set_value(self, value: Any) -> None:
+        """Show ``value`` in the control; ``OMIT`` restores the default."""
+        raise NotImplementedError(f"{type(self).__name__} must define set_value")
+
+    def reset(self) -> None:
+        """Back to the field's default (or "(default)" / empty)."""
+        self.set_value(OMIT)
+
+    def show_errors(self, messages: Sequence[str]) -> None:
+        text = error_html(messages)
+        if self.message.value != text:
+            self.message.value = text
+
+    @property
+    def hidden(self) -> bool:
+        return bool(self.layout.display == "none")
+
+    @hidden.setter
+    def hidden(self, value: bool) -> None:
+        wanted = "none" if value else None
+        if self.layout.display != wanted:
+            self.layout.display = wanted
 
 
 class PromptField(FieldRow):

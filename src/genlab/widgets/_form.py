@@ -14,15 +14,14 @@ Example:
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import ipywidgets as widgets
 
 from genlab._errors import ErrorDetail
 from genlab.catalog import OMIT, FieldSpec, Preview, RequestBase, form_body, form_fields
-from genlab.widgets._fields import LABEL_WIDTH, SCALAR_ROWS, FieldRow
+from genlab.widgets._fields import LABEL_WIDTH, SCALAR_ROWS, EditNotifier, FieldRow
 from genlab.widgets._references import LocalFiles, ReferenceList
 from genlab.widgets._shots import ShotList
 
@@ -82,7 +81,7 @@ class ExtraField(FieldRow):
         self.show_errors(own)
 
 
-class ModelForm(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
+class ModelForm(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
     """The form of one request class.
 
     Attributes:
@@ -100,8 +99,7 @@ class ModelForm(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type h
             spec.name: build_row(spec, files) for spec in form_fields(cls)
         }
         self.hidden_note = widgets.HTML(layout=widgets.Layout(margin=f"0 0 0 {LABEL_WIDTH}"))
-        self._listeners: list[Callable[[], None]] = []
-        self._quiet = 0
+        self._init_notifier()
         self._shown: Preview | None = None
         for row in self.fields.values():
             row.on_edit(self._edited)
@@ -142,25 +140,6 @@ class ModelForm(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type h
                 row.reset()
 
     # --- change notification ----------------------------------------------------------
-
-    def on_edit(self, callback: Callable[[], None]) -> None:
-        """Call ``callback()`` after every edit (once per :meth:`set`)."""
-        self._listeners.append(callback)
-
-    def _edited(self) -> None:
-        if self._quiet:
-            return
-        for callback in list(self._listeners):
-            callback()
-
-    @contextmanager
-    def quiet(self) -> Iterator[None]:
-        self._quiet += 1
-        try:
-            yield
-        finally:
-            self._quiet -= 1
-        self._edited()
 
     # --- showing what the catalog says ------------------------------------------------
 
