@@ -171,31 +171,27 @@ class Http:
 
     async def get_json(self, path: str) -> Any:
         """GET an API path with retries; return the decoded body."""
-        try:
-            async for attempt in self._retrying(self._get_should_retry):
-                with attempt:
-                    response = await self.client.get(path, headers=self._auth())
-                    self._log(response)
-                    self.raise_for_status(response)
-        except APIError:
-            raise
-        except TRANSIENT as exc:
-            raise connection_error(exc, self.config.base_url, "GET", path) from exc
-        return self.decode(response)
+        return await self._safe_request("GET", path)
 
     async def post_file(self, path: str, filename: str, data: bytes, content_type: str) -> Any:
         """POST one file as multipart ``file``. Retried like a GET: an upload bills nothing."""
         files = {"file": (filename, data, content_type)}
+        return await self._safe_request("POST", path, files=files)
+
+    async def _safe_request(self, method: str, path: str, **kwargs: Any) -> Any:
+        """A request that may be repeated without cost: retried on transient trouble."""
         try:
             async for attempt in self._retrying(self._get_should_retry):
                 with attempt:
-                    response = await self.client.post(path, files=files, headers=self._auth())
+                    response = await self.client.request(
+                        method, path, headers=self._auth(), **kwargs
+                    )
                     self._log(response)
                     self.raise_for_status(response)
         except APIError:
             raise
         except TRANSIENT as exc:
-            raise connection_error(exc, self.config.base_url, "POST", path) from exc
+            raise connection_error(exc, self.config.base_url, method, path) from exc
         return self.decode(response)
 
     def get_retrying(self) -> Any:
