@@ -99,21 +99,23 @@ def frame(
     sql += " ORDER BY submitted_at"
     with journal.lock:
         rows = journal.connection.execute(sql, params).fetchall()
-    # Built column by column, already in the final order: numeric columns go through one
-    # vectorised float array each, and no reindexing copy is needed at the end.
-    columns: list[Sequence[Any]] = (
-        list(zip(*rows, strict=True)) if rows else [() for _ in _FETCHED]
+    # Built column by column, already in the final order. One 2-D object array is cheaper than
+    # zip(*rows), its column slices convert to typed arrays twice as fast as tuples do, and no
+    # reindexing copy is needed at the end.
+    table = (
+        np.array(rows, dtype=object) if rows else np.empty((0, len(_FETCHED)), dtype=object)
     )
     data: dict[str, Any] = {}
-    for name, column in zip(_FETCHED, columns, strict=True):
+    for i, name in enumerate(_FETCHED):
+        column = table[:, i]
         if name in _TIMES:
-            data[name] = pd.to_datetime(np.array(column, dtype="float64"), unit="s", utc=True)
+            data[name] = pd.to_datetime(column.astype("float64"), unit="s", utc=True)
         elif name in _INTS:
-            data[name] = pd.Series(np.array(column, dtype="float64")).astype("Int64").array
+            data[name] = pd.Series(column.astype("float64")).astype("Int64").array
         elif name in _FLOATS:
-            data[name] = pd.Series(np.array(column, dtype="float64")).astype("Float64").array
+            data[name] = pd.Series(column.astype("float64")).astype("Float64").array
         else:
-            data[name] = pd.array(list(column), dtype="string")
+            data[name] = pd.array(column, dtype="string")
     spans = {
         "queue_seconds": ("created_at", "started_at"),
         "processing_seconds": ("started_at", "completed_at"),
