@@ -227,6 +227,25 @@ class RequestBase(BaseModel):
 
     # --- the rule engine -------------------------------------------------------------
 
+    @model_validator(mode="before")
+    @classmethod
+    def _not_too_deep(cls, data: Any) -> Any:
+        # Found by the reliability suite's parity fuzz: keys that pass through untouched
+        # (extra_params, image reference objects, shots) were accepted at any depth, but
+        # pydantic cannot serialize past ~255 levels, so to_body() raised ValueError in the
+        # client and the emulator answered 500. No body of the interface nests that deep.
+        depth = _depth_beyond(data, MAX_NESTING)
+        if depth is not None:
+            model = data.get("model") if isinstance(data, dict) else None
+            message = (
+                f"{model if isinstance(model, str) else 'the request'}: values are nested more "
+                f"than {MAX_NESTING} levels deep; flatten them"
+            )
+            raise PydanticCustomError(
+                "genlab_rules", "{summary}", {"summary": message, "problems": [((), message)]}
+            )
+        return data
+
     @model_validator(mode="after")
     def _check_rules(self) -> RequestBase:
         problems: list[Problem] = []
@@ -316,6 +335,26 @@ class RequestBase(BaseModel):
     def _prompt_required(self, mode: Mode) -> bool:
         """By default a prompt is needed only when there is nothing else to generate from."""
         return mode in (Mode.TEXT_TO_VIDEO, Mode.TEXT_TO_IMAGE)
+
+
+MAX_NESTING = 32
+
+
+def _depth_beyond(value: Any, limit: int) -> int | None:
+    """``limit + 1`` when lists and objects in ``value`` nest deeper than ``limit``, else None.
+
+    Iterative, so a pathological body cannot exhaust the stack while being measured.
+    """
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return depth
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend((v, depth + 1) for v in item)
+    return None
 
 
 def _url_problem(url: str, kind: str, allow_data: bool) -> str | None:

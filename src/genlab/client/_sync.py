@@ -147,14 +147,40 @@ class Runner:
 
 
 def _shutdown(runner: Runner, client: AsyncClient) -> None:
-    # Called by close() and, if the user never closes, by weakref.finalize at collection or
-    # interpreter exit. Holds no reference to the Client itself.
+    # Called by close(): waits until the pool is closed and the runner thread has stopped.
     if runner.running:
         try:
             runner.run(client.aclose())
         except Exception:  # the pool is going away either way
             logger.debug("genlab: error while closing the client", exc_info=True)
         runner.stop()
+
+
+def _shutdown_soon(runner: Runner, client: AsyncClient) -> None:
+    # Called by weakref.finalize when a Client that was never closed is collected, or at
+    # interpreter exit. Holds no reference to the Client itself. It must never wait for the
+    # runner thread: the collector runs it in whatever thread it interrupts, perhaps one that
+    # holds the import lock, while closing the pool on the runner imports lazily; waiting
+    # deadlocked both (found by the reliability suite). The runner closes itself instead.
+    if not runner.running:
+        return
+
+    async def close_and_stop() -> None:
+        current = asyncio.current_task()
+        rest = [t for t in asyncio.all_tasks() if t is not current]
+        for task in rest:
+            task.cancel()
+        await asyncio.gather(*rest, return_exceptions=True)
+        try:
+            await client.aclose()
+        except Exception:  # the pool is going away either way
+            logger.debug("genlab: error while closing the client", exc_info=True)
+        asyncio.get_running_loop().stop()
+
+    try:
+        asyncio.run_coroutine_threadsafe(close_and_stop(), runner.loop)
+    except RuntimeError:  # the loop closed meanwhile
+        pass
 
 
 class Client:
@@ -202,7 +228,7 @@ class Client:
             max_connections=max_connections,
         )
         self._runner = Runner()
-        self._finalizer = weakref.finalize(self, _shutdown, self._runner, self._async)
+        self._finalizer = weakref.finalize(self, _shutdown_soon, self._runner, self._async)
 
     @property
     def history(self) -> TaskJournal:
@@ -246,7 +272,8 @@ class Client:
 
     def close(self) -> None:
         """Stop background work, close the connection pool and the runner thread."""
-        self._finalizer()
+        if self._finalizer.detach() is not None:  # only the first close does the work
+            _shutdown(self._runner, self._async)
 
     @property
     def closed(self) -> bool:

@@ -9,10 +9,13 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from pathlib import Path
+from typing import Any, BinaryIO
 
+import anyio
 from fastapi import FastAPI, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
@@ -96,8 +99,8 @@ def build_app(state: EmulatorState) -> FastAPI:
         message = f"the emulator failed: {type(exc).__name__}; this is a bug, please report it"
         return _json(500, envelope("INTERNAL_ERROR", message, 500, _request_id(request)))
 
-    async def guard(request: Request, *, submit: bool = False) -> None:
-        """Authentication first, then the injected faults."""
+    async def guard(request: Request, *, submit: bool = False, inject: bool = True) -> None:
+        """Authentication first, then the injected faults (unless ``inject`` is False)."""
         header = request.headers.get("authorization", "")
         scheme, _, token = header.partition(" ")
         expected = state.config.api_key.encode()
@@ -108,6 +111,8 @@ def build_app(state: EmulatorState) -> FastAPI:
                 "UNAUTHORIZED",
                 "missing or wrong API key; send the header 'Authorization: Bearer <API_KEY>'",
             )
+        if not inject:
+            return
         faults = state.faults
         if faults.latency > 0:
             await asyncio.sleep(faults.latency)
@@ -145,6 +150,12 @@ def build_app(state: EmulatorState) -> FastAPI:
             return json.loads(b"".join(chunks))
         except (ValueError, UnicodeDecodeError) as exc:
             raise Problem(400, "INVALID_PARAMETER", f"the body is not valid JSON: {exc}") from None
+        except RecursionError:
+            # Found by the reliability suite: thousands of nested brackets made json.loads
+            # raise RecursionError, which answered 500. Such a body is the caller's mistake.
+            raise Problem(
+                400, "INVALID_PARAMETER", "the body is not valid JSON: it is nested too deeply"
+            ) from None
 
     def base_url(request: Request) -> str:
         return state.config.public_url or str(request.base_url)
@@ -220,26 +231,39 @@ def build_app(state: EmulatorState) -> FastAPI:
     @app.head("/media/{key:path}", include_in_schema=False)
     @app.get("/media/{key:path}", tags=["emulator"], summary="Media files (public, no key needed)")
     async def media(key: str) -> Response:
-        stored = await state.media(key)
-        if stored is None:
-            raise Problem(404, "MEDIA_NOT_FOUND", f"no media at {key!r} (yet)")
-        return FileResponse(stored.path, media_type=stored.content_type)
+        # Found by the reliability suite: with a small store, a file could be evicted (unlinked)
+        # between finding it and sending it, and the answer was a 500 or a body cut short.
+        # The file is now opened first; an open file outlives its unlinking. When it was
+        # evicted before it could be opened, it is rendered again (a few tries at most).
+        for _ in range(3):
+            stored = await state.media(key)
+            if stored is None:
+                raise Problem(404, "MEDIA_NOT_FOUND", f"no media at {key!r} (yet)")
+            try:
+                held = stored.path.open("rb")
+            except FileNotFoundError:
+                continue
+            return HeldFileResponse(held, stored.path, media_type=stored.content_type)
+        raise Problem(503, "SERVICE_UNAVAILABLE", "the media store is too busy; try again")
 
     @app.get("/v1/emulator/ledger", tags=["emulator"], summary="Accepted submissions and credits")
     async def ledger(request: Request) -> JSONResponse:
-        await guard(request)
+        # Found by the reliability suite: the control endpoints (ledger, faults) were subject
+        # to the faults they control, so after PUT {"error_rate": 1} no request could ever
+        # turn the faults off again. They are the test harness, not the service: no faults.
+        await guard(request, inject=False)
         entries = state.ledger()
         credits = sum(e["credits"] or 0 for e in entries)
         return _json(200, {"submissions": entries, "count": len(entries), "total_credits": credits})
 
     @app.get("/v1/emulator/faults", tags=["emulator"], summary="The injected faults")
     async def get_faults(request: Request) -> JSONResponse:
-        await guard(request)
+        await guard(request, inject=False)
         return _json(200, state.faults.as_dict())
 
     @app.put("/v1/emulator/faults", tags=["emulator"], summary="Change the injected faults")
     async def put_faults(request: Request) -> JSONResponse:
-        await guard(request)
+        await guard(request, inject=False)
         changes = await read_json(request)
         if not isinstance(changes, dict):
             raise Problem(400, "INVALID_PARAMETER", "send a JSON object of fault settings")
@@ -251,6 +275,29 @@ def build_app(state: EmulatorState) -> FastAPI:
 
     install_openapi(app)
     return app
+
+
+class HeldFileResponse(FileResponse):
+    """A FileResponse over a file opened before the response was returned.
+
+    The media store may evict (unlink) the path at any moment; the open file stays readable.
+    Starlette reads the body through ``_open_file``; where a Starlette version lacks that hook,
+    it opens the path itself, as before.
+    """
+
+    def __init__(self, held: BinaryIO, path: Path, *, media_type: str) -> None:
+        super().__init__(path, media_type=media_type, stat_result=os.fstat(held.fileno()))
+        self._held = held
+
+    @asynccontextmanager
+    async def _open_file(self) -> AsyncIterator[anyio.AsyncFile[bytes]]:
+        yield anyio.wrap_file(self._held)  # closed by __call__, once
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._held.close()
 
 
 class _EmptyAnswer(Exception):

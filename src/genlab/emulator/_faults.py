@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 import threading
 from dataclasses import dataclass, field, fields
@@ -39,6 +40,9 @@ class FaultConfig:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        for f in fields(self):
+            if not f.name.startswith("_"):
+                _check(f.name, getattr(self, f.name))
         self.reseed(self.seed)
 
     def reseed(self, seed: int | None) -> None:
@@ -59,6 +63,8 @@ class FaultConfig:
         if unknown:
             raise ValueError(f"unknown fault settings {sorted(unknown)}; use {sorted(names)}")
         for name, value in changes.items():
+            _check(name, value)  # all checked before any is applied
+        for name, value in changes.items():
             if name == "seed":
                 self.reseed(value)
             else:
@@ -66,3 +72,21 @@ class FaultConfig:
 
     def as_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self) if not f.name.startswith("_")}
+
+
+_RATES = ("fail_rate", "error_rate", "rate_limit_rate", "drop_rate")
+
+
+def _check(name: str, value: Any) -> None:
+    # Found by the reliability suite: PUT /v1/emulator/faults stored any JSON value, e.g.
+    # {"latency": "x"}, and every later request then failed with a 500 (comparing a string
+    # with 0). Settings are now checked when they are set, and refused with a clear message.
+    if name == "seed":
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+            raise ValueError(f"seed must be an integer or null, got {value!r}")
+        return
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    if value < 0 or (name in _RATES and value > 1):
+        bounds = "from 0 to 1" if name in _RATES else "0 or more (seconds)"
+        raise ValueError(f"{name} must be {bounds}, got {value!r}")
