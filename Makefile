@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.genlab-installed
 
-.PHONY: demo test test-browser lint typecheck pytest bench serve clean
+.PHONY: demo test test-browser lint typecheck pytest bench reliability serve clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -37,6 +37,13 @@ test-browser: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
+
+# The reliability suite at full size (soak, crash/resume, fuzz, load, bad media, secrets,
+# escaping), then its table of figures, also written to docs/reliability.md. The table is
+# printed even when a goal is missed; make test runs the same tests in a short form.
+reliability: $(STAMP)
+	GENLAB_RELIABILITY=full $(PY) -m pytest tests/reliability -q -p no:cacheprovider; \
+	  status=$$?; $(PY) -m tests.reliability.report; exit $$status
 
 serve: $(STAMP)
 	$(PY) -m genlab serve
