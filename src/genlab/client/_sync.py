@@ -131,19 +131,21 @@ class Runner:
             self.loop.stop()
             return
 
-        async def cancel_rest() -> None:
-            current = asyncio.current_task()
-            rest = [t for t in asyncio.all_tasks() if t is not current]
-            for task in rest:
-                task.cancel()
-            await asyncio.gather(*rest, return_exceptions=True)
-
         try:
-            asyncio.run_coroutine_threadsafe(cancel_rest(), self.loop).result(timeout)
+            asyncio.run_coroutine_threadsafe(_cancel_others(), self.loop).result(timeout)
         except (concurrent.futures.TimeoutError, RuntimeError):
             logger.warning("genlab: background tasks did not stop in %s s", timeout)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(timeout)
+
+
+async def _cancel_others() -> None:
+    """Cancel every task on this loop but the current one, and wait for them to end."""
+    current = asyncio.current_task()
+    rest = [t for t in asyncio.all_tasks() if t is not current]
+    for task in rest:
+        task.cancel()
+    await asyncio.gather(*rest, return_exceptions=True)
 
 
 def _shutdown(runner: Runner, client: AsyncClient) -> None:
@@ -166,11 +168,7 @@ def _shutdown_soon(runner: Runner, client: AsyncClient) -> None:
         return
 
     async def close_and_stop() -> None:
-        current = asyncio.current_task()
-        rest = [t for t in asyncio.all_tasks() if t is not current]
-        for task in rest:
-            task.cancel()
-        await asyncio.gather(*rest, return_exceptions=True)
+        await _cancel_others()
         try:
             await client.aclose()
         except Exception:  # the pool is going away either way

@@ -9,6 +9,7 @@ Nothing here judges a value; the catalog does, and the form shows its messages.
 from __future__ import annotations
 
 import html
+from abc import abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -110,15 +111,15 @@ class FieldRow(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets 
 
     # --- the surface the form uses ----------------------------------------------------
 
-    # Every row type defines these two. They are plain methods, not abc abstract ones, because
-    # ABCMeta cannot be combined with the widgets' traitlets metaclass.
+    # Every row type defines these two. ABCMeta cannot be combined with the widgets'
+    # traitlets metaclass, so the abstractness is checked by mypy, which needs no metaclass.
+    @abstractmethod
     def get_value(self) -> Any:
         """The control's value as a body value (``OMIT`` to leave the field out)."""
-        raise NotImplementedError(f"{type(self).__name__} must define get_value")
 
+    @abstractmethod
     def set_value(self, value: Any) -> None:
         """Show ``value`` in the control; ``OMIT`` restores the default."""
-        raise NotImplementedError(f"{type(self).__name__} must define set_value")
 
     def reset(self) -> None:
         """Back to the field's default (or "(default)" / empty)."""
