@@ -13,7 +13,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -148,8 +148,17 @@ def serve(*options: str, api_key: str = KEY, startup: float = 60.0) -> Iterator[
         startup: at most this many seconds to wait for it to answer.
     """
     command = [
-        sys.executable, "-m", "genlab", "serve", "--host", LOOPBACK, "--port", "0",
-        "--api-key", api_key, *options,
+        sys.executable,
+        "-m",
+        "genlab",
+        "serve",
+        "--host",
+        LOOPBACK,
+        "--port",
+        "0",
+        "--api-key",
+        api_key,
+        *options,
     ]
     process = subprocess.Popen(
         command,
@@ -201,20 +210,31 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _wait_for_url(lines: queue.Queue[str | None], output: list[str], *, deadline: float) -> str:
+def next_line(
+    lines: queue.Queue[str | None], wanted: Callable[[str], bool], *, deadline: float
+) -> str | None:
+    """The first line from a reader thread's queue that ``wanted`` accepts, or None when the
+    stream ends or the deadline passes first. Bounded in count and time."""
     for _ in range(1000):
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            break
+            return None
         try:
             line = lines.get(timeout=remaining)
         except queue.Empty:
-            break
+            return None
         if line is None:
-            break
-        if "serving at" in line:
-            return line.split("serving at", 1)[1].strip()
-    raise RuntimeError("genlab serve did not start:\n" + "".join(output[-30:]))
+            return None
+        if wanted(line):
+            return line
+    return None
+
+
+def _wait_for_url(lines: queue.Queue[str | None], output: list[str], *, deadline: float) -> str:
+    line = next_line(lines, lambda text: "serving at" in text, deadline=deadline)
+    if line is None:
+        raise RuntimeError("genlab serve did not start:\n" + "".join(output[-30:]))
+    return line.split("serving at", 1)[1].strip()
 
 
 def _wait_until_answering(base_url: str, *, deadline: float) -> None:

@@ -22,7 +22,7 @@ import genlab
 from genlab import emulator
 from genlab.history import History
 
-from ._support import KEY, stop_process
+from ._support import KEY, next_line, stop_process
 from .conftest import Scale
 from .figures import Figures
 
@@ -77,22 +77,16 @@ def polled_tasks(path: Path) -> int:
 
 
 def wait_for_line(lines: queue.Queue[str | None], expected: str, seconds: float) -> str:
-    deadline = time.monotonic() + seconds
-    seen = []
-    for _ in range(100):
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            break
-        try:
-            line = lines.get(timeout=remaining)
-        except queue.Empty:
-            break
-        if line is None:
-            break
+    seen: list[str] = []
+
+    def matches(line: str) -> bool:
         seen.append(line)
-        if line.strip() == expected:
-            return line
-    raise AssertionError(f"the child did not print {expected!r}; it printed {seen}")
+        return line.strip() == expected
+
+    line = next_line(lines, matches, deadline=time.monotonic() + seconds)
+    if line is None:
+        raise AssertionError(f"the child did not print {expected!r}; it printed {seen}")
+    return line
 
 
 def test_a_killed_process_is_resumed_without_resubmitting(
@@ -103,10 +97,20 @@ def test_a_killed_process_is_resumed_without_resubmitting(
     path = tmp_path / "crash.sqlite"
     clock = PausableClock()
     with emulator.start(api_key=KEY, time_scale=0.02, clock=clock, max_processing=8) as server:
-        env = {**os.environ, "GENLAB_HISTORY": str(path), "BASE_URL": server.base_url,
-               "KEY": KEY, "N": str(n)}
-        child = subprocess.Popen([sys.executable, "-c", CHILD], env=env, text=True,
-                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        env = {
+            **os.environ,
+            "GENLAB_HISTORY": str(path),
+            "BASE_URL": server.base_url,
+            "KEY": KEY,
+            "N": str(n),
+        }
+        child = subprocess.Popen(
+            [sys.executable, "-c", CHILD],
+            env=env,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
         lines: queue.Queue[str | None] = queue.Queue()
 
         def read() -> None:
@@ -151,11 +155,16 @@ def test_a_killed_process_is_resumed_without_resubmitting(
         resubmitted = len(server.ledger()) - submitted
 
     section.add("tasks submitted", submitted)
-    section.goal("killed with SIGKILL while waiting", polled, f"{n} tasks polled, then killed",
-                 killed and polled == n)
+    section.goal(
+        "killed with SIGKILL while waiting",
+        polled,
+        f"{n} tasks polled, then killed",
+        killed and polled == n,
+    )
     section.goal("tasks resumed", len(outcomes), f"{n}", unfinished == len(outcomes) == n)
     section.goal("tasks completed after resume", completed, f"{n}", completed == n)
-    section.goal("tasks recorded as succeeded with a result", recorded, f"{n}",
-                 recorded == n and left == 0)
+    section.goal(
+        "tasks recorded as succeeded with a result", recorded, f"{n}", recorded == n and left == 0
+    )
     section.goal("tasks resubmitted", resubmitted, "0", resubmitted == 0 and submitted == n)
     section.assert_goals()
