@@ -18,6 +18,8 @@ from genlab._errors import (
     APIError,
     APITimeoutError,
     AuthenticationError,
+    ConfigurationError,
+    CreditLimitError,
     ErrorDetail,
     GenlabError,
     InvalidParameterError,
@@ -28,7 +30,9 @@ from genlab._errors import (
     SubmissionUncertainError,
     TaskFailedError,
     TaskTimeoutError,
+    UnreadableResponseError,
 )
+from genlab._version import __version__ as __version__
 from genlab.catalog import CATALOG, GenerationRequest, Mode, estimate_credits, validate
 from genlab.client import (
     AsyncClient,
@@ -66,7 +70,6 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 
-__version__ = "0.1.0"
 
 __all__ = [
     "APIConnectionError",
@@ -76,6 +79,8 @@ __all__ = [
     "AuthenticationError",
     "CATALOG",
     "Client",
+    "ConfigurationError",
+    "CreditLimitError",
     "Comparison",
     "ErrorDetail",
     "GenerationRequest",
@@ -94,6 +99,7 @@ __all__ = [
     "TaskFailedError",
     "TaskRecord",
     "TaskTimeoutError",
+    "UnreadableResponseError",
     "VideoResult",
     "compare",
     "connect",

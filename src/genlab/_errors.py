@@ -3,6 +3,8 @@
 ::
 
     GenlabError
+    ├── ConfigurationError          a client option, URL or key is missing or out of range
+    ├── CreditLimitError            a submit or a grid would cross a credit limit; nothing sent
     ├── APIError                    the service answered with an error envelope
     │   ├── InvalidParameterError   400 INVALID_PARAMETER (also raised locally by validate())
     │   ├── InvalidPromptError      400 INVALID_PROMPT
@@ -12,6 +14,7 @@
     │   └── ServerError             5xx
     ├── APIConnectionError          the service could not be reached
     │   └── APITimeoutError         a request timed out
+    ├── UnreadableResponseError     a 2xx answer that is not what the interface describes
     ├── SubmissionUncertainError    a submit may have reached the service; it was not resent
     ├── TaskFailedError             the task ended with status "failed" (carries the record)
     └── TaskTimeoutError            the wait's deadline passed; the task is still running
@@ -32,6 +35,8 @@ __all__ = [
     "APIError",
     "APITimeoutError",
     "AuthenticationError",
+    "ConfigurationError",
+    "CreditLimitError",
     "ErrorDetail",
     "GenlabError",
     "InvalidParameterError",
@@ -42,11 +47,54 @@ __all__ = [
     "SubmissionUncertainError",
     "TaskFailedError",
     "TaskTimeoutError",
+    "UnreadableResponseError",
 ]
 
 
 class GenlabError(Exception):
     """Base class of every error genlab raises."""
+
+
+class ConfigurationError(GenlabError, ValueError):
+    """The client is missing its base URL or API key, or an option is out of range.
+
+    It is both a :class:`genlab.GenlabError` and a :class:`ValueError`, so either
+    ``except`` clause catches it.
+
+    Example:
+        >>> import genlab
+        >>> try:
+        ...     genlab.AsyncClient(base_url="ftp://nowhere", api_key="k")
+        ... except genlab.ConfigurationError as exc:
+        ...     print("base_url" in str(exc))
+        True
+    """
+
+
+class CreditLimitError(GenlabError, ValueError):
+    """A submit or a grid would cross a credit limit; nothing was sent.
+
+    Attributes:
+        estimate: the credits the request (or the grid's priced runs) would cost.
+        max_credits: the limit that was given.
+    """
+
+    def __init__(self, message: str, *, estimate: int, max_credits: int) -> None:
+        super().__init__(message)
+        self.estimate = estimate
+        self.max_credits = max_credits
+
+
+class UnreadableResponseError(GenlabError):
+    """The service answered 2xx with something the interface does not describe.
+
+    ``excerpt`` holds the start of what came back (bounded), for a bug report.
+    """
+
+    def __init__(self, message: str, *, status: int, excerpt: str = "") -> None:
+        super().__init__(message)
+        self.status = status
+        self.excerpt = excerpt[:500]
 
 
 @dataclass(frozen=True, slots=True)

@@ -202,6 +202,26 @@ class RequestBase(BaseModel):
         """Things the service will adjust or ignore, e.g. a downgraded resolution."""
         return tuple(self._notices)
 
+    @property
+    def prompt_text(self) -> str:
+        """The prompt, or ``""`` for a model or request without one."""
+        value = self.__dict__.get("prompt")
+        return value if isinstance(value, str) else ""
+
+    @property
+    def resolution_label(self) -> str | None:
+        """The resolution tier as sent (``"720P"``, ``"1K"``, ``"512"`` ...), or None."""
+        value = self.__dict__.get("resolution")
+        return None if value is None else str(value)
+
+    @property
+    def requested_duration(self) -> float | None:
+        """The ``duration`` field in seconds, or None for a model or request without one."""
+        value = self.__dict__.get("duration")
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+        return float(value)
+
     def to_body(self) -> dict[str, Any]:
         """The JSON object sent on the wire: the fields that were given, normalised."""
         body: dict[str, Any] = self.model_dump(mode="json", exclude_unset=True)
@@ -220,10 +240,10 @@ class RequestBase(BaseModel):
     def credits_per_second(self) -> int | None:
         """Published price per output second for this request, or None when not published."""
         table = self.CREDITS_PER_SECOND
-        resolution = getattr(self, "resolution", None)
+        resolution = self.resolution_label
         if table is None or resolution is None:
             return None
-        return table.get(str(resolution))
+        return table.get(resolution)
 
     # --- the rule engine -------------------------------------------------------------
 

@@ -14,12 +14,12 @@ In a notebook ``await`` works directly::
 
 from __future__ import annotations
 
+from genlab._errors import ConfigurationError
 from genlab.client._async import AsyncClient
 from genlab.client._config import (
     API_KEY_ENV,
     BASE_URL_ENV,
     ClientConfig,
-    ConfigurationError,
     Secret,
     resolve_config,
 )

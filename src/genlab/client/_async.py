@@ -13,6 +13,7 @@ import logging
 import os
 import time
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from pydantic import ValidationError
 from genlab._errors import (
     APIConnectionError,
     APIError,
+    ConfigurationError,
     GenlabError,
     NotFoundError,
     RateLimitError,
@@ -32,9 +34,9 @@ from genlab._errors import (
 )
 from genlab.catalog import RequestBase, estimate_credits, validate
 from genlab.client._batch import run_many
-from genlab.client._config import ClientConfig, ConfigurationError, resolve_config
+from genlab.client._config import ClientConfig, resolve_config
 from genlab.client._download import download_record
-from genlab.client._journal import MemoryJournal, SubmitEntry, TaskJournal
+from genlab.client._journal import DurationKey, MemoryJournal, SubmitEntry, TaskJournal
 from genlab.client._polling import PollSchedule
 from genlab.client._transport import Http, uncertain_message
 from genlab.client._types import Kind, Outcome, Task, TaskRecord
@@ -42,6 +44,16 @@ from genlab.client._uploads import FileLike, upload
 from genlab.client._waiting import OnUpdate, elapsed_since, poll_until_done
 
 logger = logging.getLogger("genlab")
+
+
+@dataclass(frozen=True, slots=True)
+class Submitted:
+    """What this client remembers of a task it submitted: the body, when, and the journal entry."""
+
+    body: dict[str, Any]
+    started: float  # time.monotonic() when the request left
+    entry_id: str
+    duration_key: DurationKey
 
 TaskRef = Task | TaskRecord | str
 RequestLike = Mapping[str, Any] | RequestBase
@@ -125,7 +137,7 @@ class AsyncClient:
             )
         self.history: TaskJournal = history if history is not None else MemoryJournal()
         self._http = Http(self._config, transport)
-        self._tasks: dict[str, Task] = {}  # tasks this client submitted: kind, body, timing
+        self._tasks: dict[str, Submitted] = {}  # tasks this client submitted: body, timing
         self._kinds: dict[str, Kind] = {}
         # True when talking to genlab's emulator (set by genlab.connect()): it has uploads.
         self.is_emulator = False
@@ -194,8 +206,8 @@ class AsyncClient:
             mode=request.mode.value,
             credits=estimate_credits(request),
             submitted_at=datetime.now(UTC),
-            resolution=_opt_str(getattr(request, "resolution", None)),
-            duration=_opt_float(getattr(request, "duration", None)),
+            resolution=request.resolution_label,
+            duration=request.requested_duration,
         )
         # Recorded before anything is sent: if this raises, nothing was sent either.
         entry_id = self.history.submit_started(entry)
@@ -225,9 +237,9 @@ class AsyncClient:
             )
             self._note("submit_uncertain", entry_id, str(error))
             raise error from exc
-        task._body, task._submitted_monotonic, task._entry_id = body, started, entry_id
-        task._duration_key = entry.duration_key
-        self._tasks[task.task_id] = task
+        self._tasks[task.task_id] = Submitted(
+            body=body, started=started, entry_id=entry_id, duration_key=entry.duration_key
+        )
         self._kinds[task.task_id] = kind
         self._note("submit_accepted", entry_id, task)
         logger.info("genlab: submitted %s task %s", entry.model, task.task_id)
@@ -299,7 +311,7 @@ class AsyncClient:
             record = await client.wait(task, timeout=600, on_update=print)
         """
         task_id, kind = self._resolve(task, None)
-        known = task if isinstance(task, Task) else self._tasks.get(task_id)
+        known = self._tasks.get(task_id)
         limit = self._config.wait_timeout if timeout is None else float(timeout)
 
         async def fetch() -> TaskRecord | None:
@@ -312,7 +324,7 @@ class AsyncClient:
             task_id,
             fetch,
             schedule=self._schedule_for(known),
-            elapsed=elapsed_since(known._submitted_monotonic if known is not None else None),
+            elapsed=elapsed_since(known.started if known is not None else None),
             limit=limit,
             on_change=lambda r: self._note("status_changed", r),
             on_update=on_update,
@@ -333,9 +345,9 @@ class AsyncClient:
             logger.warning("genlab: polling task %s failed (%s); still waiting", task_id, exc)
             return None
 
-    def _schedule_for(self, task: Task | None) -> PollSchedule:
+    def _schedule_for(self, known: Submitted | None) -> PollSchedule:
         expected = None
-        key = task._duration_key if task is not None else None
+        key = known.duration_key if known is not None else None
         if key is not None:
             try:
                 expected = self.history.expected_duration(*key)
@@ -431,14 +443,6 @@ class AsyncClient:
             getattr(self.history, method)(*args)
         except Exception:
             logger.exception("genlab: the history failed to record %s; continuing", method)
-
-
-def _opt_str(value: object) -> str | None:
-    return None if value is None else str(value)
-
-
-def _opt_float(value: object) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 __all__ = ["AsyncClient", "build_request"]

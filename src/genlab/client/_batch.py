@@ -6,9 +6,8 @@ import asyncio
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from genlab._errors import TaskFailedError
+from genlab._errors import ConfigurationError, TaskFailedError
 from genlab.catalog import RequestBase
-from genlab.client._config import ConfigurationError
 from genlab.client._types import Outcome
 from genlab.client._waiting import OnUpdate
 

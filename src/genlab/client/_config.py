@@ -13,26 +13,10 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from genlab._errors import GenlabError
+from genlab._errors import ConfigurationError
 
 BASE_URL_ENV = "GENLAB_BASE_URL"
 API_KEY_ENV = "GENLAB_API_KEY"
-
-
-class ConfigurationError(GenlabError, ValueError):
-    """The client is missing its base URL or API key, or an option is out of range.
-
-    It is both a :class:`genlab.GenlabError` and a :class:`ValueError`, so either
-    ``except`` clause catches it.
-
-    Example:
-        >>> import genlab
-        >>> try:
-        ...     genlab.AsyncClient(base_url="ftp://nowhere", api_key="k")
-        ... except genlab.client.ConfigurationError as exc:
-        ...     print("base_url" in str(exc))
-        True
-    """
 
 
 class Secret:

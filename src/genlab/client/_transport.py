@@ -34,11 +34,12 @@ from genlab._errors import (
     ServerError,
     SubmissionUncertainError,
 )
+from genlab._version import __version__
 from genlab.client._config import ClientConfig
 
 logger = logging.getLogger("genlab")
 
-USER_AGENT = "genlab/0.1.0 (+httpx)"
+USER_AGENT = f"genlab/{__version__} (+httpx)"
 
 # The request provably never reached the service: safe to send again.
 NOT_SENT: tuple[type[Exception], ...] = (

@@ -31,8 +31,9 @@ Check the cost of a grid without sending anything::
 
 from __future__ import annotations
 
+from genlab._errors import CreditLimitError
 from genlab.comparison._compare import compare
-from genlab.comparison._plan import CreditLimitError, Plan, Run, plan
+from genlab.comparison._plan import Plan, Run, plan
 from genlab.comparison._result import Comparison
 
 __all__ = ["Comparison", "CreditLimitError", "Plan", "Run", "compare", "plan"]

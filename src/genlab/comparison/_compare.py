@@ -11,10 +11,15 @@ from typing import Any
 
 import pandas as pd
 
-from genlab._errors import APIError, SubmissionUncertainError, TaskTimeoutError
+from genlab._errors import (
+    APIError,
+    CreditLimitError,
+    SubmissionUncertainError,
+    TaskTimeoutError,
+)
 from genlab.catalog import CATALOG
 from genlab.client import AsyncClient, Client, Outcome, TaskRecord
-from genlab.comparison._plan import CreditLimitError, Run, plan
+from genlab.comparison._plan import Run, plan
 from genlab.comparison._result import Comparison
 from genlab.history import History
 

@@ -12,22 +12,8 @@ from dataclasses import dataclass, field
 from types import UnionType
 from typing import Any, Union, get_args, get_origin
 
-from genlab._errors import GenlabError, InvalidParameterError
+from genlab._errors import InvalidParameterError
 from genlab.catalog import CATALOG, RequestBase, estimate_credits, validate
-
-
-class CreditLimitError(GenlabError, ValueError):
-    """``compare`` refused to start: the estimate exceeds ``max_credits``. Nothing was sent.
-
-    Attributes:
-        estimate: the credits the grid's priced runs would cost.
-        max_credits: the limit that was given.
-    """
-
-    def __init__(self, message: str, *, estimate: int, max_credits: int) -> None:
-        super().__init__(message)
-        self.estimate = estimate
-        self.max_credits = max_credits
 
 
 @dataclass(slots=True)

@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from genlab._version import __version__
 from genlab.report._charts import figure_png, plot_summary
 from genlab.report._frame import normalized, summarize
 from genlab.report._media import (
@@ -275,7 +276,6 @@ def report_html(
     Example:
         page = report_html(history.df(model="video-a"), title="video-a this week")
     """
-    from genlab import __version__
 
     summary = summarize(df, by)
     chart = data_uri("image/png", figure_png(plot_summary(df, by)))

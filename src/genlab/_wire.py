@@ -1,0 +1,377 @@
+"""The service's wire format, written once: what the four endpoints answer.
+
+The client parses answers with these models, the emulator builds its answers and its OpenAPI
+schema from them, and the history stores them. They are tolerant on the way in: extra fields
+are kept (``extra="allow"``), ``status`` is a plain string so an unknown status is carried, not
+refused, unreadable timestamps become ``None`` (with a log line), and a failed task's ``error``
+may have any shape a service chooses.
+
+This module imports pydantic and the standard library only, so every layer may use it.
+
+Example:
+    >>> record = TaskRecord.model_validate(
+    ...     {"task_id": "t1", "status": "succeeded", "model": "image-b",
+    ...      "created_at": "2025-01-01T00:00:00Z", "completed_at": "2025-01-01T00:00:04Z",
+    ...      "images": [{"url": "https://x/a.png", "width": 1024, "height": 1024}]}
+    ... )
+    >>> record.succeeded, record.seconds, record.results[0].width
+    (True, 4.0, 1024)
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, field_validator, model_validator
+
+logger = logging.getLogger("genlab")
+
+Kind = Literal["video", "image"]
+"""Which endpoint family serves a task: ``/v1/videos/...`` or ``/v1/images/...``."""
+
+KINDS: tuple[Kind, ...] = ("video", "image")
+
+
+class TaskStatus(StrEnum):
+    """The four statuses the interface names. Records may carry others; those are not final.
+
+    Example:
+        >>> TaskStatus.SUCCEEDED == "succeeded"
+        True
+    """
+
+    QUEUED = "queued"
+    PROCESSING = "processing"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+
+
+TERMINAL_STATUSES = frozenset({TaskStatus.SUCCEEDED.value, TaskStatus.FAILED.value})
+
+
+def _lenient_datetime(value: Any) -> Any:
+    if value is None or isinstance(value, datetime):
+        return value
+    if isinstance(value, str):
+        try:
+            parsed = datetime.fromisoformat(value)
+        except ValueError:
+            logger.warning("genlab: ignoring an unreadable timestamp %r from the service", value)
+            return None
+        # The interface says UTC; a naive timestamp is read as UTC, not as local time.
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    logger.warning("genlab: ignoring a timestamp of type %s", type(value).__name__)
+    return None
+
+
+Timestamp = Annotated[datetime | None, BeforeValidator(_lenient_datetime)]
+
+
+def iso(moment: datetime) -> str:
+    """A timestamp as the interface writes it: ISO 8601 UTC with a ``Z``, to milliseconds.
+
+    Example:
+        >>> iso(datetime(2025, 1, 1, 12, 0, 0, tzinfo=UTC))
+        '2025-01-01T12:00:00.000Z'
+    """
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class _Wire(BaseModel):
+    # Serialization schemas list every field as required: the emulator always writes them all.
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, json_schema_serialization_defaults_required=True
+    )
+
+
+# Keys a service may use for the reason text of a failed task, in the order they are tried.
+_REASON_KEYS = ("message", "detail", "reason", "description", "error_message", "msg", "title")
+_CODE_KEYS = ("code", "type", "error_code", "name", "status")
+
+
+def _text(value: Any) -> str | None:
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, str | int | float):
+        text = str(value).strip()
+        return text or None
+    if isinstance(value, dict):
+        for key in _REASON_KEYS:
+            found = _text(value.get(key))
+            if found:
+                return found
+    return None
+
+
+class TaskError(_Wire):
+    """Why a task failed: ``code`` and ``message``; other fields the service adds are kept.
+
+    Any shape a service sends is read: other keys (``type``, ``detail``, ``reason`` ...), a
+    numeric code, a null message, a nested object or a plain string. ``raw`` keeps what was
+    sent, as JSON text.
+
+    Example:
+        >>> TaskError.model_validate("out of memory").message
+        'out of memory'
+        >>> str(TaskError.model_validate({"type": "timeout", "detail": "took too long"}))
+        'timeout: took too long'
+        >>> TaskError.model_validate({"code": 500, "message": None}).code
+        '500'
+    """
+
+    code: str = "UNKNOWN"
+    message: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _any_shape(cls, value: Any) -> Any:
+        if isinstance(value, TaskError):
+            return value
+        if not isinstance(value, dict):
+            text = _text(value)
+            return {"message": text or "", "raw": _dump(value)}
+        out = dict(value)
+        out.setdefault("raw", _dump(value))
+        code = next((_text(value.get(k)) for k in _CODE_KEYS if _text(value.get(k))), None)
+        out["code"] = code or "UNKNOWN"
+        message = _text(value)
+        if message is None:
+            nested = value.get("error")
+            message = _text(nested) if nested is not None else None
+        out["message"] = message or ""
+        return out
+
+    @property
+    def reason(self) -> str:
+        """The reason for people: the message, or the code when there is no message."""
+        return self.message or self.code
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}" if self.message else self.code
+
+
+def _dump(value: Any) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text[:2000]
+
+
+class VideoResult(_Wire):
+    """One generated video: its URL, size, length, cover and (video-b) last frame."""
+
+    url: str
+    width: int | None = None
+    height: int | None = None
+    duration: float | None = None
+    cover_url: str | None = None
+    last_frame_url: str | None = None
+
+
+class ImageResult(_Wire):
+    """One generated image: its URL and size."""
+
+    url: str
+    width: int | None = None
+    height: int | None = None
+
+
+class Task(_Wire):
+    """A submitted task, as the service acknowledged it.
+
+    Pass it to ``client.wait(task)`` or ``client.get(task)``; ``kind`` (not sent by the service,
+    set by the client) remembers which endpoint serves it.
+
+    Example:
+        >>> task = Task(task_id="t1", model="video-a", kind="video")
+        >>> task.task_id, task.kind
+        ('t1', 'video')
+    """
+
+    task_id: str
+    model: str = ""
+    created_at: Timestamp = None
+    request_id: str | None = None
+    kind: Kind | None = None
+
+
+class TaskRecord(_Wire):
+    """A task's state from the task query endpoint.
+
+    ``status`` is a plain string; compare it with :class:`TaskStatus` members. Helpers:
+    ``done``, ``succeeded``, ``failed``, ``results`` and ``seconds``.
+
+    Example:
+        >>> TaskRecord(task_id="t1", status="processing").done
+        False
+    """
+
+    task_id: str
+    status: str
+    model: str = ""
+    created_at: Timestamp = None
+    completed_at: Timestamp = None
+    videos: list[VideoResult] | None = None
+    images: list[ImageResult] | None = None
+    error: TaskError | None = None
+    request_id: str | None = None
+    kind: Kind | None = None
+
+    @field_validator("status", mode="before")
+    @classmethod
+    def _status_text(cls, value: Any) -> Any:
+        return value.value if isinstance(value, StrEnum) else value
+
+    @property
+    def done(self) -> bool:
+        """True once the task succeeded or failed. Unknown statuses are not final."""
+        return self.status in TERMINAL_STATUSES
+
+    @property
+    def succeeded(self) -> bool:
+        return self.status == TaskStatus.SUCCEEDED
+
+    @property
+    def failed(self) -> bool:
+        return self.status == TaskStatus.FAILED
+
+    @property
+    def results(self) -> list[VideoResult | ImageResult]:
+        """The videos or images (empty until the task succeeded)."""
+        return [*(self.videos or []), *(self.images or [])]
+
+    @property
+    def seconds(self) -> float | None:
+        """Seconds from creation to completion, by the service's clock (None while running)."""
+        if self.created_at is None or self.completed_at is None:
+            return None
+        return (self.completed_at - self.created_at).total_seconds()
+
+    def summary(self) -> str:
+        """One line for people, e.g. ``t1 video-a succeeded in 41.2 s``."""
+        text = f"{self.task_id} {self.model} {self.status}".replace("  ", " ")
+        if self.seconds is not None:
+            text += f" in {self.seconds:.1f} s"
+        if self.error is not None:
+            text += f" ({self.error})"
+        return text
+
+    def to_wire(self) -> dict[str, Any]:
+        """The record as the service writes it: one media list, the other and ``kind`` left out.
+
+        Example:
+            >>> sorted(TaskRecord(task_id="t", status="queued", kind="image").to_wire())
+            ['completed_at', 'created_at', 'error', 'images', 'model', 'request_id', 'status', 'task_id']
+        """  # noqa: E501
+        other = "images" if self.kind == "video" else "videos"
+        data = self.model_dump(mode="json", exclude={other, "kind"})
+        if data.get("error") is not None:
+            data["error"] = {k: v for k, v in data["error"].items() if k != "raw"}
+        for key in ("created_at", "completed_at"):
+            moment = getattr(self, key)
+            if moment is not None:
+                data[key] = iso(moment)
+        return data
+
+
+class ErrorBody(_Wire):
+    """The inside of an error envelope: ``code``, ``message``, ``status`` and ``request_id``."""
+
+    code: str
+    message: str
+    status: int
+    request_id: str
+
+
+class ErrorEnvelope(_Wire):
+    """The interface's error answer: ``{"error": {code, message, status, request_id}}``.
+
+    Example:
+        >>> ErrorEnvelope.build("NOT_FOUND", "no such task", 404, "r1").model_dump()["error"]
+        {'code': 'NOT_FOUND', 'message': 'no such task', 'status': 404, 'request_id': 'r1'}
+        >>> ErrorEnvelope.read("<html>502 Bad Gateway</html>") is None
+        True
+    """
+
+    error: ErrorBody
+
+    @classmethod
+    def build(cls, code: str, message: str, status: int, request_id: str) -> ErrorEnvelope:
+        inner = ErrorBody(code=code, message=message, status=status, request_id=request_id)
+        return cls(error=inner)
+
+    @staticmethod
+    def read(body: Any) -> dict[str, Any] | None:
+        """The envelope's inner object when ``body`` is one (tolerantly), else None.
+
+        Only ``error`` being an object with a string ``code`` counts: that is what tells a
+        service's own answer from a proxy's page or an empty body.
+        """
+        inner = body.get("error") if isinstance(body, dict) else None
+        if not isinstance(inner, dict) or not isinstance(inner.get("code"), str):
+            return None
+        return inner
+
+
+def record_schema(kind: Kind) -> dict[str, Any]:
+    """The JSON schema of a video or image task record as the service writes it."""
+    schema = TaskRecord.model_json_schema(mode="serialization", ref_template=_REF)
+    other = "images" if kind == "video" else "videos"
+    for drop in (other, "kind"):
+        schema["properties"].pop(drop, None)
+        if drop in schema.get("required", []):
+            schema["required"].remove(drop)
+    schema["properties"]["status"] = {
+        "type": "string",
+        "enum": [s.value for s in TaskStatus],
+    }
+    schema["title"] = f"{kind.capitalize()}TaskRecord"
+    return schema
+
+
+def wire_schemas() -> dict[str, Any]:
+    """Every wire schema, named for an OpenAPI document's ``components/schemas``."""
+    out: dict[str, Any] = {}
+    for name, schema in (
+        ("Task", _task_schema()),
+        ("VideoTaskRecord", record_schema("video")),
+        ("ImageTaskRecord", record_schema("image")),
+        ("ErrorEnvelope", ErrorEnvelope.model_json_schema(mode="serialization", ref_template=_REF)),
+    ):
+        out |= schema.pop("$defs", {})
+        out[name] = schema
+    return out
+
+
+_REF = "#/components/schemas/{model}"
+
+
+def _task_schema() -> dict[str, Any]:
+    schema = Task.model_json_schema(mode="serialization", ref_template=_REF)
+    schema["properties"].pop("kind", None)
+    schema["required"] = [r for r in schema.get("required", []) if r != "kind"]
+    return schema
+
+
+__all__ = [
+    "KINDS",
+    "ErrorBody",
+    "ErrorEnvelope",
+    "ImageResult",
+    "Kind",
+    "TERMINAL_STATUSES",
+    "Task",
+    "TaskError",
+    "TaskRecord",
+    "TaskStatus",
+    "Timestamp",
+    "VideoResult",
+    "iso",
+    "record_schema",
+    "wire_schemas",
+]
