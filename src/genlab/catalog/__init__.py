@@ -47,7 +47,7 @@ _ALL: tuple[type[RequestBase], ...] = (
     VideoA, VideoB, VideoC, VideoD, VideoE, VideoF, ImageA, ImageB, ImageC, ImageD,
 )
 CATALOG: Mapping[str, type[RequestBase]] = {
-    cls.model_fields["model"].annotation.__args__[0]: cls  # type: ignore[union-attr]
+    cls.model_id(): cls
     for cls in _ALL
 }
 """Model name -> request class, in the interface's order."""

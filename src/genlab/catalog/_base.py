@@ -12,7 +12,7 @@ import math
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -181,6 +181,18 @@ class RequestBase(BaseModel):
 
     _mode: Mode = PrivateAttr(default=Mode.TEXT_TO_VIDEO)
     _notices: list[str] = PrivateAttr(default_factory=list)
+
+    @classmethod
+    def model_id(cls) -> str:
+        """The ``model`` value this class accepts, read from its ``Literal`` tag.
+
+        Example:
+            >>> from genlab.catalog import VideoA
+            >>> VideoA.model_id()
+            'video-a'
+        """
+        annotation = cls.model_fields["model"].annotation
+        return str(get_args(annotation)[0])
 
     @property
     def model_name(self) -> str:

@@ -249,7 +249,7 @@ def form_body(cls: type[RequestBase], values: Mapping[str, Any]) -> dict[str, An
     (video-c's ``aspect_ratio`` once a first frame is set). Shots get their ``index`` from
     their position. Values are not judged here: that is :func:`preview`'s job.
     """
-    name = cls.model_fields["model"].annotation.__args__[0]  # type: ignore[union-attr]
+    name = cls.model_id()
     body: dict[str, Any] = {"model": name}
     for spec in form_fields(cls):
         value = _compose(spec, values.get(spec.name, OMIT))

@@ -94,7 +94,7 @@ class ModelForm(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets
         super().__init__()
         self.add_class("genlab-form")
         self.cls = cls
-        self.model: str = cls.model_fields["model"].annotation.__args__[0]  # type: ignore[union-attr]
+        self.model: str = cls.model_id()
         self.fields: dict[str, FieldRow] = {
             spec.name: build_row(spec, files) for spec in form_fields(cls)
         }
