@@ -19,10 +19,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from genlab.emulator._picture import font, layout, line_height
 from genlab.emulator._probe import MediaProbeError, probe_media
 from genlab.emulator._render import (
-    _layout,
-    _line_height,
     render_audio,
     render_frame_png,
     render_image,
@@ -230,12 +229,10 @@ def test_image_text_is_drawn() -> None:
 
 @pytest.mark.parametrize("box", [(1100, 560), (940, 96), (100, 900), (40, 20), (3000, 3000)])
 def test_text_layout_fits_its_box(box: tuple[int, int]) -> None:
-    from genlab.emulator._render import _font
-
-    laid = _layout([*LINES, "word " * 400], *box)
+    laid = layout([*LINES, "word " * 400], *box)
     assert laid
-    assert sum(_line_height(size) for _, size in laid) <= box[1]
-    assert all(_font(size).getlength(text) <= box[0] for text, size in laid)
+    assert sum(line_height(size) for _, size in laid) <= box[1]
+    assert all(font(size).getlength(text) <= box[0] for text, size in laid)
 
 
 # --- audio and reference videos -----------------------------------------------------------

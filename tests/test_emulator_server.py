@@ -50,7 +50,7 @@ def test_start_serves_tasks_to_the_end(server: emulator.EmulatorHandle) -> None:
 
 
 def test_listening_socket_turns_nagle_off(server: emulator.EmulatorHandle) -> None:
-    sock = emulator._server.listening_socket("127.0.0.1", 0)
+    sock = emulator.listening_socket("127.0.0.1", 0)
     try:
         assert sock.proto == socket.IPPROTO_TCP
     finally:

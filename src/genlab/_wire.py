@@ -270,6 +270,9 @@ class TaskRecord(_Wire):
         """  # noqa: E501
         other = "images" if self.kind == "video" else "videos"
         data = self.model_dump(mode="json", exclude={other, "kind"})
+        for item in data.get("videos") or ():
+            if item.get("last_frame_url") is None:  # only present when it was asked for
+                item.pop("last_frame_url", None)
         if data.get("error") is not None:
             data["error"] = {k: v for k, v in data["error"].items() if k != "raw"}
         for key in ("created_at", "completed_at"):
@@ -330,6 +333,10 @@ def record_schema(kind: Kind) -> dict[str, Any]:
         "type": "string",
         "enum": [s.value for s in TaskStatus],
     }
+    video = schema.get("$defs", {}).get("VideoResult")
+    if video is not None:  # to_wire() leaves it out unless the last frame was asked for
+        video["required"] = [r for r in video.get("required", []) if r != "last_frame_url"]
+        video["properties"]["last_frame_url"] = {"type": "string"}
     schema["title"] = f"{kind.capitalize()}TaskRecord"
     return schema
 

@@ -6,14 +6,14 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+
+import uvicorn
+
+from genlab.emulator import DEFAULT_API_KEY, FaultConfig, create_app, listening_socket
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
-    from genlab.emulator import FaultConfig, create_app
-    from genlab.emulator._server import listening_socket
-
     faults = FaultConfig(
         fail_rate=args.fail_rate,
         error_rate=args.error_rate,
@@ -47,15 +47,19 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
+    # Imported on use: the demo brings pandas and matplotlib, which `genlab serve` never needs.
     from genlab._demo import run_demo
 
     return run_demo(output=args.output, time_scale=args.time_scale)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``genlab`` command."""
-    from genlab.emulator._state import DEFAULT_API_KEY
+    """The argument parser of the ``genlab`` command.
 
+    Example:
+        >>> build_parser().parse_args(["serve", "--port", "0"]).port
+        0
+    """
     parser = argparse.ArgumentParser(prog="genlab", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -80,7 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=8,
         help="tasks processed at once; the rest stay queued",
     )
-    serve.add_argument("--media-dir", default=None, help="where media is kept (temporary)")
+    serve.add_argument(
+        "--media-dir", type=Path, default=None, help="where media is kept (temporary)"
+    )
     serve.add_argument("--media-max-mb", type=int, default=1024, help="media store cap")
     serve.add_argument("--fail-rate", type=float, default=0.0, help="share of tasks that fail")
     serve.add_argument("--error-rate", type=float, default=0.0, help="share of 5xx answers")
@@ -107,10 +113,6 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``genlab`` and ``python -m genlab``."""
     args = build_parser().parse_args(argv)
-    if getattr(args, "media_dir", None):
-        from pathlib import Path
-
-        args.media_dir = Path(args.media_dir)
     result: int = args.func(args)
     return result
 

@@ -1,4 +1,5 @@
-"""Shared building blocks of the request classes: reference items, modes, and the rule engine.
+"""The request classes' common base: shared class data, typed views of common fields, and the
+rule engine.
 
 A request class declares its rules as data (class variables and field constraints); the one
 ``@model_validator(mode="after")`` here reads that data, decides the input mode and collects
@@ -8,155 +9,18 @@ in the model's own class.
 
 from __future__ import annotations
 
-import math
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
-from enum import StrEnum
-from typing import Annotated, Any, ClassVar, Literal, get_args
+from typing import Any, ClassVar, Literal, get_args
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    PrivateAttr,
-    StrictFloat,
-    StrictInt,
-    StrictStr,
-    field_validator,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, PrivateAttr, model_validator
 from pydantic_core import PydanticCustomError
 
 from genlab.catalog._media import MediaRequirements
-
-RefType = Literal["asset", "first_frame", "last_frame", "edit_source"]
-REF_TYPES: tuple[str, ...] = ("asset", "first_frame", "last_frame", "edit_source")
-
-StrictBool = Annotated[bool, Field(strict=True)]
-
-
-class Mode(StrEnum):
-    """Input modes, decided by the combination of reference media (and multi-shot)."""
-
-    TEXT_TO_VIDEO = "text-to-video"
-    FIRST_FRAME = "first-frame"
-    FIRST_LAST_FRAME = "first-last-frame"
-    REFERENCE = "reference"
-    VIDEO_EDIT = "video-edit"
-    MOTION_CONTROL = "motion-control"
-    MULTI_SHOT = "multi-shot"
-    TEXT_TO_IMAGE = "text-to-image"
-    IMAGE_TO_IMAGE = "image-to-image"
-
-    @property
-    def label(self) -> str:
-        """A phrase for people, e.g. ``image-to-video, first and last frame``."""
-        return _MODE_LABELS[self]
-
-
-_MODE_LABELS = {
-    Mode.TEXT_TO_VIDEO: "text-to-video",
-    Mode.FIRST_FRAME: "image-to-video, first frame",
-    Mode.FIRST_LAST_FRAME: "image-to-video, first and last frame",
-    Mode.REFERENCE: "reference-to-video (asset references)",
-    Mode.VIDEO_EDIT: "video edit",
-    Mode.MOTION_CONTROL: "motion control",
-    Mode.MULTI_SHOT: "multi-shot",
-    Mode.TEXT_TO_IMAGE: "text-to-image",
-    Mode.IMAGE_TO_IMAGE: "image-to-image / style reference",
-}
+from genlab.catalog._parts import REF_TYPES, ListRule, Mode, Reference
 
 # (location, message) pairs collected by the rule engine.
 Problem = tuple[tuple[str | int, ...], str]
-
-
-class Reference(BaseModel):
-    """One reference item of a video request: a media URL and its role.
-
-    Example:
-        >>> Reference(url="https://example.com/cat.png", reference_type="first_frame").url
-        'https://example.com/cat.png'
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    url: Annotated[
-        str,
-        Field(
-            strict=True,
-            min_length=1,
-            description="Public HTTP(S) address of the media, or a data:image/ Base64 value "
-            "where the model allows it.",
-        ),
-    ]
-    reference_type: Annotated[
-        str | None,
-        Field(
-            strict=True,
-            description="Role of the item: asset (default), first_frame, last_frame or "
-            "edit_source. Which values apply depends on the model and the list.",
-        ),
-    ] = None
-
-    @property
-    def role(self) -> str:
-        """The effective role: ``asset`` when omitted, null or empty."""
-        return self.reference_type or "asset"
-
-
-class ImageReference(BaseModel):
-    """A reference image of an image request. Only ``url`` is known; other keys pass through."""
-
-    model_config = ConfigDict(extra="allow")
-
-    url: Annotated[str, Field(strict=True, min_length=1, description="Address of the image.")]
-
-
-class Shot(BaseModel):
-    """One shot of a multi-shot request (``extra_params.multi_prompt``)."""
-
-    model_config = ConfigDict(extra="allow")
-
-    index: Annotated[int, Field(strict=True, ge=0, description="Position of the shot.")]
-    prompt: Annotated[str, Field(strict=True, description="What happens in this shot.")] = ""
-    # Strict members: a bool is not a number of seconds.
-    duration: Annotated[
-        StrictStr | StrictInt | StrictFloat,
-        Field(description="Seconds, as a string holding a number (numbers are converted)."),
-    ]
-
-    @field_validator("duration")
-    @classmethod
-    def _duration_is_seconds(cls, value: str | int | float) -> str:
-        shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
-        try:
-            seconds = float(value)
-        except (TypeError, ValueError, OverflowError):
-            raise PydanticCustomError(
-                "shot_duration", "shot duration must be a number of seconds, got {value}",
-                {"value": shown},
-            ) from None
-        if not (seconds > 0 and math.isfinite(seconds)):  # also rejects NaN and infinity
-            raise PydanticCustomError(
-                "shot_duration",
-                "shot duration must be a positive number of seconds, got {value}",
-                {"value": shown},
-            )
-        # Canonical and lossless: "03" and 3 become "3", "2.1234567" stays "2.1234567".
-        return str(int(seconds)) if seconds.is_integer() else repr(seconds)
-
-    @property
-    def seconds(self) -> float:
-        return float(self.duration)
-
-
-class ListRule(BaseModel):
-    """Which roles a reference list accepts for a model, and how it treats unknown ones."""
-
-    model_config = ConfigDict(frozen=True)
-
-    roles: frozenset[str]
-    unknown_as_asset: bool = False
 
 
 class RequestBase(BaseModel):
@@ -178,6 +42,13 @@ class RequestBase(BaseModel):
     # Fields refused in some modes, and fields merely ignored in some modes.
     REJECTED_IN_MODE: ClassVar[Mapping[Mode, Mapping[str, str]]] = {}
     IGNORED_IN_MODE: ClassVar[Mapping[Mode, Mapping[str, str]]] = {}
+    # The output's aspect ratio when none is requested and no input decides it.
+    DEFAULT_ASPECT: ClassVar[str]
+    # Modes whose output length (and shape) follows the input video, with an optional cap on
+    # the length.
+    FOLLOWS_INPUT_VIDEO: ClassVar[Mapping[Mode, float | None]] = {}
+    # The most seconds input videos plus the requested output may last together (video-a).
+    MAX_INPUT_PLUS_OUTPUT: ClassVar[float | None] = None
 
     _mode: Mode = PrivateAttr(default=Mode.TEXT_TO_VIDEO)
     _notices: list[str] = PrivateAttr(default_factory=list)
@@ -227,6 +98,24 @@ class RequestBase(BaseModel):
         return None if value is None else str(value)
 
     @property
+    def aspect_label(self) -> str | None:
+        """The ``aspect_ratio`` field (``"16:9"``, ``"adaptive"`` ...), or None when unset.
+
+        Example:
+            >>> from genlab.catalog import validate
+            >>> validate({"model": "video-b", "prompt": "x"}).aspect_label
+            'adaptive'
+        """
+        value = self.__dict__.get("aspect_ratio")
+        return None if value is None else str(value)
+
+    @property
+    def quality_label(self) -> str | None:
+        """The ``quality`` tier (image-a: ``"low"``, ``"medium"``, ``"high"``), or None."""
+        value = self.__dict__.get("quality")
+        return None if value is None else str(value)
+
+    @property
     def requested_duration(self) -> float | None:
         """The ``duration`` field in seconds, or None for a model or request without one."""
         value = self.__dict__.get("duration")
@@ -262,10 +151,9 @@ class RequestBase(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _not_too_deep(cls, data: Any) -> Any:
-        # Found by the reliability suite's parity fuzz: keys that pass through untouched
-        # (extra_params, image reference objects, shots) were accepted at any depth, but
-        # pydantic cannot serialize past ~255 levels, so to_body() raised ValueError in the
-        # client and the emulator answered 500. No body of the interface nests that deep.
+        # Keys that pass through untouched (extra_params, image reference objects, shots)
+        # could otherwise nest beyond what pydantic can serialize (~255 levels), and to_body()
+        # would fail after validation said yes. No body of the interface nests that deep.
         depth = _depth_beyond(data, MAX_NESTING)
         if depth is not None:
             model = data.get("model") if isinstance(data, dict) else None

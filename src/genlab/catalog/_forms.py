@@ -30,7 +30,9 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from genlab._errors import ErrorDetail, InvalidParameterError
-from genlab.catalog._base import REF_TYPES, Mode, Reference, RequestBase, Shot
+from genlab.catalog._base import RequestBase
+from genlab.catalog._parts import REF_TYPES, Mode, Reference, Shot, field_bounds
+from genlab.catalog._registry import CATALOG, estimate_credits, validate
 
 FieldKind = Literal["prompt", "enum", "int", "bool", "text", "references", "extra", "shots"]
 
@@ -153,7 +155,7 @@ def _spec(cls: type[RequestBase], name: str, info: FieldInfo, *, top: bool = Tru
     inner = _unwrap_optional(info.annotation)
     required = info.is_required()
     default = None if required else info.default
-    low, high, max_items = _bounds(info)
+    low, high, max_items = field_bounds(info)
     common: dict[str, Any] = {
         "name": name,
         "description": info.description or "",
@@ -196,7 +198,7 @@ def _spec(cls: type[RequestBase], name: str, info: FieldInfo, *, top: bool = Tru
     if inner is bool:
         return FieldSpec(kind="bool", **common)
     if inner is int:
-        return FieldSpec(kind="int", min=low, max=high, **common)
+        return FieldSpec(kind="int", min=_whole(low), max=_whole(high), **common)
     return FieldSpec(kind="text", **common)
 
 
@@ -229,13 +231,8 @@ def _choices(annotation: Any) -> tuple[Any, ...]:
     return ()
 
 
-def _bounds(info: FieldInfo) -> tuple[int | None, int | None, int | None]:
-    low = high = max_items = None
-    for meta in info.metadata:
-        low = getattr(meta, "ge", low)
-        high = getattr(meta, "le", high)
-        max_items = getattr(meta, "max_length", max_items)
-    return low, high, max_items
+def _whole(bound: int | float | None) -> int | None:
+    return None if bound is None else int(bound)
 
 
 # --- bodies and previews -----------------------------------------------------------------
@@ -359,10 +356,6 @@ def preview(body: Mapping[str, Any] | Any) -> Preview:
         >>> p.valid, p.mode.label, p.credits_text
         (True, 'text-to-video', '800 credits')
     """
-    # Imported here: the package's __init__ builds CATALOG and validate() from the classes
-    # and imports this module.
-    from genlab.catalog import CATALOG, estimate_credits, validate
-
     model = body.get("model") if isinstance(body, Mapping) else None
     cls = CATALOG.get(model) if isinstance(model, str) else None
     name = model if cls is not None else None

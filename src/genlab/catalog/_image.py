@@ -6,8 +6,9 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from genlab.catalog._base import ImageReference, ListRule, Mode, Problem, RequestBase
+from genlab.catalog._base import Problem, RequestBase
 from genlab.catalog._media import MediaRequirements
+from genlab.catalog._parts import ImageReference, ListRule, Mode
 
 TEN_RATIOS = Literal["1:1", "2:3", "3:2", "3:4", "4:3", "4:5", "5:4", "9:16", "16:9", "21:9"]
 IMAGE_A_RATIOS = Literal[
@@ -178,5 +179,3 @@ class ImageD(ImageRequest):
     aspect_ratio: IMAGE_D_RATIOS | None = aspect_field()
     reference_images: list[str | ImageReference] | None = image_refs(14)
 
-
-IMAGE_MODELS: tuple[type[ImageRequest], ...] = (ImageA, ImageB, ImageC, ImageD)

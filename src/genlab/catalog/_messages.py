@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import re
+import typing
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel
 from pydantic_core import ErrorDetails
 
 from genlab._errors import ErrorDetail
+from genlab.catalog._base import RequestBase
+from genlab.catalog._parts import field_bounds
 
 _TYPE_WORDS = {
     "int_type": "an integer",
@@ -42,19 +44,9 @@ def _path(loc: Sequence[str | int]) -> str:
     return out or "request"
 
 
-def _bounds(cls: type[BaseModel] | None, field: str) -> tuple[Any, Any]:
-    if cls is None or field not in cls.model_fields:
-        return None, None
-    low = high = None
-    for meta in cls.model_fields[field].metadata:
-        low = getattr(meta, "ge", low)
-        high = getattr(meta, "le", high)
-    return low, high
-
-
 def convert_errors(
     errors: Sequence[ErrorDetails],
-    catalog: Mapping[str, type[BaseModel]],
+    catalog: Mapping[str, type[RequestBase]],
 ) -> list[ErrorDetail]:
     """One :class:`ErrorDetail` per problem; union branches of one item collapse into one."""
     out: list[ErrorDetail] = []
@@ -118,9 +110,9 @@ def _message(
     inner: tuple[str | int, ...],
     err: ErrorDetails,
     ctx: Mapping[str, Any],
-    cls: type[BaseModel] | None,
+    cls: type[RequestBase] | None,
     model: str,
-    catalog: Mapping[str, type[BaseModel]],
+    catalog: Mapping[str, type[RequestBase]],
 ) -> str:
     path = _path(inner)
     value = err.get("input")
@@ -134,7 +126,7 @@ def _message(
         return "the request body must be a JSON object with a model field"
     if kind == "extra_forbidden":
         if len(inner) == 1:
-            reason = getattr(cls, "NOT_ACCEPTED", {}).get(field)
+            reason = cls.NOT_ACCEPTED.get(field) if cls is not None else None
             if reason:
                 return f"{reason}; remove {field}"
             accepted = ", ".join(n for n in (cls.model_fields if cls else {}) if n != "model")
@@ -145,7 +137,8 @@ def _message(
     if kind == "literal_error":
         return f"{path} must be one of {ctx.get('expected')} (got {_show(value)})"
     if kind in ("greater_than_equal", "less_than_equal"):
-        low, high = _bounds(cls, field) if len(inner) == 1 else (ctx.get("ge"), ctx.get("le"))
+        declared = cls.model_fields.get(field) if cls is not None and len(inner) == 1 else None
+        low, high, _ = field_bounds(declared)
         low = ctx.get("ge", low)
         high = ctx.get("le", high)
         if low is not None and high is not None:
@@ -167,11 +160,10 @@ def _message(
     return f"{path}: {err['msg']}"
 
 
-def _choices_hint(cls: type[BaseModel] | None, field: str, top_level: bool) -> str:
+def _choices_hint(cls: type[RequestBase] | None, field: str, top_level: bool) -> str:
     if cls is None or not top_level or field not in cls.model_fields:
         return ""
-    annotation = cls.model_fields[field].annotation
-    args = getattr(annotation, "__args__", ())
+    args = typing.get_args(cls.model_fields[field].annotation)
     if args and all(isinstance(a, str) for a in args):
         return f"; choose one of {', '.join(args)}"
     return ""

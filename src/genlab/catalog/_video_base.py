@@ -7,7 +7,9 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from genlab.catalog._base import Mode, Problem, Reference, RequestBase, Shot, StrictBool
+from genlab.catalog._base import Problem, RequestBase
+from genlab.catalog._dimensions import DEFAULT_DURATION
+from genlab.catalog._parts import Mode, Reference, Shot, StrictBool
 
 
 def prompt_field(max_length: int | None, *, required: bool = False, note: str = "") -> Any:
@@ -19,7 +21,7 @@ def prompt_field(max_length: int | None, *, required: bool = False, note: str = 
     return Field("", strict=True, max_length=max_length, description=text)
 
 
-def duration_field(low: int, high: int, default: int = 5, note: str = "") -> Any:
+def duration_field(low: int, high: int, default: int = DEFAULT_DURATION, note: str = "") -> Any:
     """An integer ``duration`` in seconds with the model's bounds (``-1`` is never accepted)."""
     text = f"Output length in whole seconds, {low} to {high}. Default {default}. {note}".strip()
     return Field(default, strict=True, ge=low, le=high, description=text)
@@ -68,9 +70,6 @@ class VideoRequest(RequestBase):
     MOTION_CONTROL: ClassVar[bool] = False
     IGNORES_ASSET_VIDEOS: ClassVar[bool] = False
     MAX_ASSET_IMAGES_WITH_VIDEO: ClassVar[int | None] = None
-    MAX_INPUT_PLUS_OUTPUT: ClassVar[float | None] = None
-    # Modes whose output length follows the input video, with an optional cap on it.
-    FOLLOWS_INPUT_VIDEO: ClassVar[dict[Mode, float | None]] = {}
     # Modes billed on the input video's duration (rounded) instead of ``duration``.
     BILLED_ON_INPUT: ClassVar[frozenset[Mode]] = frozenset()
     DEFAULT_ASPECT: ClassVar[str] = "16:9"
@@ -108,11 +107,14 @@ class VideoRequest(RequestBase):
             return Mode.REFERENCE
         return Mode.TEXT_TO_VIDEO
 
+    def _multi_shot_params(self) -> MultiShotParams | None:
+        """``extra_params`` of a multi-shot model, whether multi-shot is on or not."""
+        extra = self.__dict__.get("extra_params")
+        return extra if isinstance(extra, MultiShotParams) else None
+
     def _multi_shot(self) -> MultiShotParams | None:
-        extra = getattr(self, "extra_params", None)
-        if isinstance(extra, MultiShotParams) and extra.multi_shot:
-            return extra
-        return None
+        extra = self._multi_shot_params()
+        return extra if extra is not None and extra.multi_shot else None
 
     def _detect_mode(self) -> Mode:
         return Mode.MULTI_SHOT if self._multi_shot() else self.reference_mode()
@@ -122,17 +124,24 @@ class VideoRequest(RequestBase):
     @property
     def generates_audio(self) -> bool:
         """Whether the output carries an audio track."""
-        return bool(getattr(self, "generate_audio", False))
+        return self.__dict__.get("generate_audio") is True
 
     @property
     def wants_last_frame(self) -> bool:
-        """Whether the last frame is to be returned as an image."""
-        extra = getattr(self, "extra_params", None)
-        return bool(getattr(extra, "return_last_frame", False))
+        """Whether the last frame is to be returned as an image (only video-b offers it)."""
+        return False
 
     def output_duration(self, input_video_seconds: float | None = None) -> float:
-        """Seconds of output: ``duration``, or the input video's length where the mode says so."""
-        requested = float(getattr(self, "duration", 5))
+        """Seconds of output: ``duration``, or the input video's length where the mode says so.
+
+        Example:
+            >>> from genlab.catalog import validate
+            >>> validate({"model": "video-f", "prompt": "waves"}).output_duration()
+            5.0
+        """
+        requested = self.requested_duration
+        if requested is None:
+            requested = float(DEFAULT_DURATION)
         mode = self.reference_mode()
         if mode in self.FOLLOWS_INPUT_VIDEO and input_video_seconds is not None:
             cap = self.FOLLOWS_INPUT_VIDEO[mode]
@@ -206,8 +215,8 @@ class VideoRequest(RequestBase):
             )
 
     def _check_multi_shot(self, problems: list[Problem], notices: list[str]) -> None:
-        extra = getattr(self, "extra_params", None)
-        if not isinstance(extra, MultiShotParams):
+        extra = self._multi_shot_params()
+        if extra is None:
             return
         name = self.model_name
         if not extra.multi_shot:
@@ -244,10 +253,10 @@ class VideoRequest(RequestBase):
                      f"{name}: multi_prompt[{i}].prompt is empty; describe the shot")
                 )
         total = sum(s.seconds for s in shots)
-        duration = getattr(self, "duration", None)
+        duration = self.requested_duration
         if customize and shots and duration is not None and abs(total - duration) > 1e-6:
             notices.append(
-                f"the shots last {total:g} s in all while duration is {duration} s; the output "
+                f"the shots last {total:g} s in all while duration is {duration:g} s; the output "
                 f"lasts duration seconds"
             )
         if customize and self.__dict__.get("prompt"):

@@ -4,17 +4,25 @@ It speaks the interface's four endpoints, validates with the catalog, moves task
 queued -> processing -> succeeded/failed on an injectable clock, renders H.264 MP4s and PNGs,
 and adds what testing needs: uploads, a ledger of what was billed, and fault injection.
 
-Example:
-    >>> from genlab import emulator
-    >>> with emulator.start(api_key="k", time_scale=0.02) as server:  # doctest: +SKIP
-    ...     print(server.base_url)
+Example (it serves on a local port)::
+
+    from genlab import emulator
+
+    with emulator.start(api_key="k", time_scale=0.02) as server:
+        print(server.base_url)
 """
 
 from __future__ import annotations
 
 from genlab.emulator import samples
 from genlab.emulator._faults import FaultConfig
-from genlab.emulator._server import EmulatorApp, EmulatorHandle, create_app, start
+from genlab.emulator._server import (
+    EmulatorApp,
+    EmulatorHandle,
+    create_app,
+    listening_socket,
+    start,
+)
 from genlab.emulator._state import DEFAULT_API_KEY, EmulatorState
 
 __all__ = [
@@ -24,6 +32,7 @@ __all__ = [
     "EmulatorState",
     "FaultConfig",
     "create_app",
+    "listening_socket",
     "samples",
     "start",
 ]

@@ -78,9 +78,8 @@ _RATES = ("fail_rate", "error_rate", "rate_limit_rate", "drop_rate")
 
 
 def _check(name: str, value: Any) -> None:
-    # Found by the reliability suite: PUT /v1/emulator/faults stored any JSON value, e.g.
-    # {"latency": "x"}, and every later request then failed with a 500 (comparing a string
-    # with 0). Settings are now checked when they are set, and refused with a clear message.
+    # Settings arrive as any JSON value (PUT /v1/emulator/faults); one stored unchecked, e.g.
+    # {"latency": "x"}, would break every later request, so each is refused when it is set.
     if name == "seed":
         if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
             raise ValueError(f"seed must be an integer or null, got {value!r}")

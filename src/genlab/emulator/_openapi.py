@@ -1,5 +1,5 @@
-"""The emulator's OpenAPI document: request bodies come straight from the catalog, so field
-descriptions written once in the catalog become the API's documentation."""
+"""The emulator's OpenAPI document: request bodies come straight from the catalog and answers
+from the wire format, so field descriptions written once become the API's documentation."""
 
 from __future__ import annotations
 
@@ -9,79 +9,10 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from pydantic import TypeAdapter
 
+from genlab._wire import wire_schemas
 from genlab.catalog import CATALOG
 
 _REF = "#/components/schemas/{model}"
-
-_ENVELOPE = {
-    "type": "object",
-    "required": ["error"],
-    "properties": {
-        "error": {
-            "type": "object",
-            "required": ["code", "message", "status", "request_id"],
-            "properties": {
-                "code": {"type": "string"},
-                "message": {"type": "string"},
-                "status": {"type": "integer"},
-                "request_id": {"type": "string"},
-            },
-        }
-    },
-}
-_TASK = {
-    "type": "object",
-    "required": ["task_id", "model", "created_at", "request_id"],
-    "properties": {
-        "task_id": {"type": "string"},
-        "model": {"type": "string"},
-        "created_at": {"type": "string"},
-        "request_id": {"type": "string"},
-    },
-}
-_NULLABLE_STR = {"anyOf": [{"type": "string"}, {"type": "null"}]}
-
-
-def _record(kind: str) -> dict[str, Any]:
-    item: dict[str, Any] = {
-        "type": "object",
-        "required": ["url", "width", "height"],
-        "properties": {
-            "url": {"type": "string"},
-            "width": {"type": "integer"},
-            "height": {"type": "integer"},
-        },
-    }
-    if kind == "videos":
-        item["properties"] |= {
-            "duration": {"type": "number"},
-            "cover_url": {"type": "string"},
-            "last_frame_url": {"type": "string"},
-        }
-        item["required"] = ["url", "width", "height", "duration", "cover_url"]
-    return {
-        "type": "object",
-        "required": [
-            "task_id",
-            "status",
-            "model",
-            "created_at",
-            "completed_at",
-            kind,
-            "error",
-            "request_id",
-        ],
-        "properties": {
-            "task_id": {"type": "string"},
-            "status": {"type": "string", "enum": ["queued", "processing", "succeeded", "failed"]},
-            "model": {"type": "string"},
-            "created_at": {"type": "string"},
-            "completed_at": _NULLABLE_STR,
-            kind: {"anyOf": [{"type": "array", "items": item}, {"type": "null"}]},
-            "error": {"anyOf": [{"type": "object"}, {"type": "null"}]},
-            "request_id": {"type": "string"},
-        },
-    }
 
 
 def _errors(*statuses: int) -> dict[str, Any]:
@@ -103,12 +34,7 @@ def install_openapi(app: FastAPI) -> None:
             title=app.title, version=app.version, description=app.description, routes=app.routes
         )
         schemas = doc.setdefault("components", {}).setdefault("schemas", {})
-        schemas |= {
-            "ErrorEnvelope": _ENVELOPE,
-            "Task": _TASK,
-            "VideoTaskRecord": _record("videos"),
-            "ImageTaskRecord": _record("images"),
-        }
+        schemas |= wire_schemas()
         for kind in ("video", "image"):
             classes = tuple(c for c in CATALOG.values() if c.KIND == kind)
             union: Any = classes[0]

@@ -17,7 +17,7 @@ from typing import Any
 import av
 from PIL import Image, UnidentifiedImageError
 
-from genlab.catalog._media import MediaInfo
+from genlab.catalog import MediaInfo
 
 __all__ = ["MediaProbeError", "probe_media"]
 

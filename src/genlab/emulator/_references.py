@@ -31,34 +31,26 @@ class FetchLimits:
     max_bytes: int = DEFAULT_MAX_BYTES
 
 
-@dataclass(frozen=True, slots=True)
-class Probed:
-    """The probed references of one request."""
-
-    infos: dict[str, list[MediaInfo]]
-
-    def first_size(self, list_name: str) -> tuple[int, int] | None:
-        for info in self.infos.get(list_name, []):
-            if info.width and info.height:
-                return info.width, info.height
-        return None
-
-
 async def probe_references(
     request: RequestBase,
     *,
     store: MediaStore,
     http: httpx.AsyncClient,
     limits: FetchLimits,
-) -> tuple[Probed, list[ErrorDetail]]:
-    """Fetch and probe every reference of ``request``; return the infos and every problem."""
+) -> tuple[dict[str, list[MediaInfo]], list[ErrorDetail]]:
+    """Fetch and probe every reference of ``request``.
+
+    Returns:
+        The probed items per list name, in order (what :func:`genlab.catalog.plan_output`
+        reads), and every problem: fetching, probing, then the catalog's media rules.
+    """
     jobs: list[tuple[str, int, str]] = []
     for list_name in request.LIST_RULES:
         for i, item in enumerate(request.references(list_name)):
             url = item if isinstance(item, str) else item.url
             jobs.append((list_name, i, url))
     if not jobs:
-        return Probed({}), []
+        return {}, []
     name = request.model_name
 
     async def one(list_name: str, i: int, url: str) -> MediaInfo | ErrorDetail:
@@ -86,8 +78,8 @@ async def probe_references(
         else:
             infos.setdefault(list_name, []).append(result)
     if problems:
-        return Probed(infos), problems
-    return Probed(infos), media_problems_for(request, infos)
+        return infos, problems
+    return infos, media_problems_for(request, infos)
 
 
 class _FetchError(Exception):

@@ -38,7 +38,7 @@ def create_app(
     media_max_bytes: int = 1 << 30,
     fetch_timeout: float = 10.0,
     public_url: str | None = None,
-) -> Any:
+) -> EmulatorApp:
     """The emulator as an ASGI app, for in-process use.
 
     Args:
@@ -63,6 +63,9 @@ def create_app(
         >>> app = create_app(api_key="k", time_scale=0.02)
         >>> client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
         ...                            base_url="http://emulator")
+        >>> app.emulator.config.api_key
+        'k'
+        >>> app.emulator.close()  # frees its temporary media folder
 
     Note that ``httpx.ASGITransport`` runs no lifespan and buffers streamed answers.
     """
@@ -178,9 +181,10 @@ def start(
         host: the address to listen on (loopback by default).
         **options: passed to :func:`create_app` (faults, max_processing, media_dir, ...).
 
-    Example:
-        >>> with start(api_key="k", time_scale=0.02) as emulator:
-        ...     print(emulator.base_url)  # doctest: +SKIP
+    Example (it serves on a local port)::
+
+        with start(api_key="k", time_scale=0.02) as emulator:
+            print(emulator.base_url)  # http://127.0.0.1:<port>
     """
     app = create_app(api_key=api_key, time_scale=time_scale, **options)
     sock = listening_socket(host, port)

@@ -9,26 +9,41 @@ import json
 import re
 import threading
 import time
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from genlab._errors import APIError, InvalidParameterError, InvalidPromptError
-from genlab.catalog import ImageRequest, RequestBase, VideoRequest, output_size, validate
-from genlab.catalog._dimensions import billed_seconds, credits_for
+from genlab._errors import InvalidParameterError, InvalidPromptError
+from genlab._wire import (
+    TERMINAL_STATUSES,
+    ImageResult,
+    Kind,
+    Task,
+    TaskError,
+    TaskRecord,
+    TaskStatus,
+    VideoResult,
+    iso,
+)
+from genlab.catalog import OutputPlan, RequestBase, plan_output, validate
 from genlab.emulator._faults import FaultConfig
-from genlab.emulator._references import FetchLimits, Probed, probe_references
+from genlab.emulator._references import FetchLimits, probe_references
 from genlab.emulator._render import render_frame_png, render_image, render_video
-from genlab.emulator._store import MediaStore, Stored
-from genlab.emulator._tasks import Clock, EmulatedTask, Output, TaskBook, iso, new_id
+from genlab.emulator._store import MediaStore, Stored, upload_name
+from genlab.emulator._tasks import Clock, EmulatedTask, TaskBook, moment, new_id
 
 DEFAULT_API_KEY = "emulator"
 MAX_BODY_BYTES = 64 * 1024 * 1024
 DEFAULT_BLOCKED_WORDS = ("nsfw",)
 _MEDIA_NAME = re.compile(r"^(video|cover|last-frame|image)-(\d+)\.(mp4|png)$")
+# The fields of the submission answer: the wire's Task, without the client-side ``kind``.
+_TASK_FIELDS = tuple(name for name in Task.model_fields if name != "kind")
+_FAILURE = TaskError(
+    code="GENERATION_FAILED",
+    message="the model could not generate this request; try again or change the prompt",
+)
 
 
 @dataclass
@@ -119,7 +134,7 @@ class EmulatorState:
 
     # --- submissions -------------------------------------------------------------------
 
-    async def accept(self, body: Any, kind: str, request_id: str) -> EmulatedTask:
+    async def accept(self, body: Any, kind: Kind, request_id: str) -> EmulatedTask:
         """Validate, probe references, bill and book a task. Raises APIError subclasses."""
         request = validate(body)
         if request.kind != kind:
@@ -129,9 +144,8 @@ class EmulatorState:
                 f"{request.kind} model; send it to {right}",
                 request_id=request_id,
             )
-        prompt = str(getattr(request, "prompt", "") or "")
         if kind == "image" and self._blocked is not None:
-            hit = self._blocked.search(prompt)
+            hit = self._blocked.search(request.prompt_text)
             if hit:
                 raise InvalidPromptError(
                     f"{request.model_name}: the prompt contains disallowed content "
@@ -147,23 +161,22 @@ class EmulatorState:
             error = InvalidParameterError.from_details(problems)
             error.request_id = request_id
             raise error
-        input_seconds = _input_video_seconds(request, probed)
-        outputs = _outputs(request, probed, input_seconds)
+        plan = plan_output(request, inputs=probed)
         task = self.book.add(
             request=request,
             body=request.to_body(),
             request_id=request_id,
-            outputs=outputs,
+            plan=plan,
             fails=self.faults.roll(self.faults.fail_rate),
-            lines=_lines(request, outputs),
+            lines=_lines(request, plan),
         )
         entry = LedgerEntry(
             task_id=task.task_id,
             model=task.model,
             request_id=request_id,
-            created_at=iso(task.created),
-            credits=credits_for(request, input_seconds),
-            billed_seconds=billed_seconds(request, input_seconds),
+            created_at=iso(moment(task.created)),
+            credits=plan.credits,
+            billed_seconds=plan.billed_seconds,
             body_sha256=body_digest(body),
         )
         with self._ledger_lock:
@@ -180,44 +193,26 @@ class EmulatorState:
     def record(self, task: EmulatedTask, base_url: str, request_id: str) -> dict[str, Any]:
         """The task record as the interface describes it, at the clock's current time."""
         status = task.status(self.book.clock())
-        done = status in ("succeeded", "failed")
-        results: list[dict[str, Any]] | None = None
-        if status == "succeeded":
-            results = list(self._results(task, base_url.rstrip("/")))
-        error = None
-        if status == "failed":
-            error = {
-                "code": "GENERATION_FAILED",
-                "message": "the model could not generate this request; try again or change "
-                "the prompt",
-            }
-        return {
-            "task_id": task.task_id,
-            "status": status,
-            "model": task.model,
-            "created_at": iso(task.created),
-            "completed_at": iso(task.end) if done else None,
-            f"{task.kind}s": results,
-            "error": error,
-            "request_id": request_id,
-        }
+        done = status in TERMINAL_STATUSES
+        succeeded = status == TaskStatus.SUCCEEDED
+        prefix = f"{base_url.rstrip('/')}/media/{task.task_id}"
+        return TaskRecord(
+            task_id=task.task_id,
+            status=status,
+            model=task.model,
+            kind=task.kind,
+            created_at=moment(task.created),
+            completed_at=moment(task.end) if done else None,
+            videos=_videos(task.plan, prefix) if succeeded and task.kind == "video" else None,
+            images=_images(task.plan, prefix) if succeeded and task.kind == "image" else None,
+            error=_FAILURE if status == TaskStatus.FAILED else None,
+            request_id=request_id,
+        ).to_wire()
 
-    def _results(self, task: EmulatedTask, base: str) -> Iterable[dict[str, Any]]:
-        prefix = f"{base}/media/{task.task_id}"
-        for i, out in enumerate(task.outputs):
-            if task.kind == "image":
-                yield {"url": f"{prefix}/image-{i}.png", "width": out.width, "height": out.height}
-                continue
-            item: dict[str, Any] = {
-                "url": f"{prefix}/video-{i}.mp4",
-                "width": out.width,
-                "height": out.height,
-                "duration": out.duration,
-                "cover_url": f"{prefix}/cover-{i}.png",
-            }
-            if out.last_frame:
-                item["last_frame_url"] = f"{prefix}/last-frame-{i}.png"
-            yield item
+    def acknowledgement(self, task: EmulatedTask, request_id: str) -> dict[str, Any]:
+        """The answer to a submission: the wire's task object, the record's first fields."""
+        record = self.record(task, "", request_id)  # no media URL is part of it
+        return {name: record[name] for name in _TASK_FIELDS}
 
     # --- media -------------------------------------------------------------------------
 
@@ -232,10 +227,9 @@ class EmulatorState:
         if match is None or task is None or task.status(self.book.clock()) != "succeeded":
             return None
         what, index = match.group(1), int(match.group(2))
-        if index >= len(task.outputs):
+        if index >= task.plan.count:
             return None
-        out = task.outputs[index]
-        if what == "last-frame" and not out.last_frame:
+        if what == "last-frame" and not task.plan.last_frame:
             return None
         if (what == "image") != (task.kind == "image"):
             return None
@@ -243,79 +237,61 @@ class EmulatorState:
         async with lock:
             stored = self.store.get(key)
             if stored is None or not stored.path.exists():
-                data = await asyncio.to_thread(_render, what, index, task, out)
+                data = await asyncio.to_thread(_render, what, index, task)
                 stored = self.store.put(key, data)
         self._render_locks.pop(key, None)
         return stored
 
     def upload(self, filename: str, data: bytes) -> tuple[str, Stored]:
-        safe = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(filename or "upload").name)[:80] or "upload"
-        key = f"uploads/{new_id('up')}/{safe}"
+        """Keep an uploaded file; its key (``uploads/<id>/<safe name>``) and what was stored."""
+        key = f"uploads/{new_id('up')}/{upload_name(filename)}"
         return key, self.store.put(key, data)
 
 
-def _render(what: str, index: int, task: EmulatedTask, out: Output) -> bytes:
-    lines = task.lines
-    if what == "image":
-        seed = index + int(task.task_id[-6:], 16)  # stable across processes, unlike hash()
-        return render_image(out.width, out.height, lines=lines, seed=seed)
-    if what == "video":
-        return render_video(
-            out.width, out.height, out.duration or 5.0, lines=lines, audio=out.has_audio
-        )
-    progress = 0.0 if what == "cover" else 1.0
-    return render_frame_png(out.width, out.height, lines=lines, progress=progress)
-
-
-def _input_video_seconds(request: RequestBase, probed: Probed) -> float | None:
-    videos = probed.infos.get("reference_videos", [])
-    if not videos:
-        return None
-    refs = request.references("reference_videos")
-    for item, info in zip(refs, videos, strict=False):
-        if getattr(item, "reference_type", None) == "edit_source":
-            return info.duration
-    return videos[0].duration
-
-
-def _outputs(request: RequestBase, probed: Probed, input_seconds: float | None) -> list[Output]:
-    reference = probed.first_size("reference_images") or probed.first_size("reference_videos")
-    width, height = output_size(request, reference)
-    if isinstance(request, ImageRequest):
-        return [Output(width, height) for _ in range(request.image_count)]
-    assert isinstance(request, VideoRequest)
-    seconds = request.output_duration(input_seconds)
+def _videos(plan: OutputPlan, prefix: str) -> list[VideoResult]:
     return [
-        Output(
-            width,
-            height,
-            duration=round(seconds * 24) / 24,
-            has_audio=request.generates_audio,
-            last_frame=request.wants_last_frame,
+        VideoResult(
+            url=f"{prefix}/video-{i}.mp4",
+            width=plan.width,
+            height=plan.height,
+            duration=plan.duration,
+            cover_url=f"{prefix}/cover-{i}.png",
+            last_frame_url=f"{prefix}/last-frame-{i}.png" if plan.last_frame else None,
         )
+        for i in range(plan.count)
     ]
 
 
-def _lines(request: RequestBase, outputs: list[Output]) -> list[str]:
-    first = outputs[0]
-    settings = [str(getattr(request, "resolution", "")), f"{first.width}x{first.height}"]
-    if first.duration is not None:
-        settings.append(f"{first.duration:g} s")
-    if first.has_audio:
+def _images(plan: OutputPlan, prefix: str) -> list[ImageResult]:
+    return [
+        ImageResult(url=f"{prefix}/image-{i}.png", width=plan.width, height=plan.height)
+        for i in range(plan.count)
+    ]
+
+
+def _render(what: str, index: int, task: EmulatedTask) -> bytes:
+    plan, lines = task.plan, task.lines
+    if what == "image":
+        seed = index + int(task.task_id[-6:], 16)  # stable across processes, unlike hash()
+        return render_image(plan.width, plan.height, lines=lines, seed=seed)
+    if what == "video":
+        if plan.duration is None or plan.fps is None:
+            raise ValueError(f"task {task.task_id} planned no video")
+        return render_video(
+            plan.width, plan.height, plan.duration, lines=lines, audio=plan.audio, fps=plan.fps
+        )
+    progress = 0.0 if what == "cover" else 1.0
+    return render_frame_png(plan.width, plan.height, lines=lines, progress=progress)
+
+
+def _lines(request: RequestBase, plan: OutputPlan) -> list[str]:
+    settings = [request.resolution_label or "", f"{plan.width}x{plan.height}"]
+    if plan.duration is not None:
+        settings.append(f"{plan.duration:g} s")
+    if plan.audio:
         settings.append("audio")
-    prompt = str(getattr(request, "prompt", "") or "")
     return [
         f"{request.model_name} · {request.mode.label}",
         " · ".join(s for s in settings if s),
-        prompt or "(no prompt)",
+        request.prompt_text or "(no prompt)",
     ]
-
-
-def error_for(exc: APIError, request_id: str) -> tuple[int, dict[str, Any]]:
-    """The status and envelope for an API error."""
-    return exc.status, envelope(exc.code, exc.message, exc.status, exc.request_id or request_id)
-
-
-def envelope(code: str, message: str, status: int, request_id: str) -> dict[str, Any]:
-    """The interface's error envelope."""
-    return {"error": {"code": code, "message": message, "status": status, "request_id": request_id}}

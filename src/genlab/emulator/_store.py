@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 import threading
@@ -28,6 +29,24 @@ CONTENT_TYPES = {
 def content_type_for(name: str) -> str:
     """The media type for a file name, ``application/octet-stream`` when unknown."""
     return CONTENT_TYPES.get(Path(name).suffix.lower(), "application/octet-stream")
+
+
+def upload_name(filename: str) -> str:
+    """The name an uploaded file is kept under: its base name, in safe characters.
+
+    Only letters, digits, ``.``, ``_`` and ``-`` are kept (runs of others become ``_``), leading
+    dots are dropped so the name is never hidden, ``.`` or ``..``, and it is at most 80
+    characters long.
+
+    Example:
+        >>> upload_name("../../secret/my photo (1).png")
+        'my_photo_1_.png'
+        >>> upload_name("..")
+        'upload'
+    """
+    base = Path(filename).name if filename else ""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", base).lstrip(".")[:80]
+    return safe or "upload"
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,14 +18,20 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from genlab.catalog import RequestBase
+from genlab._wire import Kind
+from genlab.catalog import OutputPlan, RequestBase
 
 Clock = Callable[[], float]
 
 
-def iso(ts: float) -> str:
-    """Epoch seconds -> ISO 8601 UTC with milliseconds, e.g. ``2026-11-22T03:00:00.000Z``."""
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+def moment(ts: float) -> datetime:
+    """Epoch seconds (the clock's unit) -> an aware UTC datetime, for the wire format.
+
+    Example:
+        >>> moment(0.5).isoformat()
+        '1970-01-01T00:00:00.500000+00:00'
+    """
+    return datetime.fromtimestamp(ts, UTC)
 
 
 def new_id(prefix: str) -> str:
@@ -33,22 +39,11 @@ def new_id(prefix: str) -> str:
 
 
 @dataclass
-class Output:
-    """What a finished task shows: one item per video or image."""
-
-    width: int
-    height: int
-    duration: float | None = None  # videos only
-    has_audio: bool = False
-    last_frame: bool = False
-
-
-@dataclass
 class EmulatedTask:
     """One accepted task and everything needed to answer queries about it."""
 
     task_id: str
-    kind: str
+    kind: Kind
     model: str
     request: RequestBase
     body: dict[str, Any]
@@ -57,7 +52,7 @@ class EmulatedTask:
     start: float
     end: float
     fails: bool
-    outputs: list[Output]
+    plan: OutputPlan
     lines: list[str] = field(default_factory=list)
 
     def status(self, now: float) -> str:
@@ -68,24 +63,21 @@ class EmulatedTask:
         return "failed" if self.fails else "succeeded"
 
 
-def generation_seconds(request: RequestBase, outputs: list[Output], task_id: str) -> float:
+def generation_seconds(request: RequestBase, plan: OutputPlan, task_id: str) -> float:
     """A plausible generation time at time scale 1, spread by a stable per-task jitter.
 
     Videos: 10 s plus 4 s per output second at 720P (x0.6 at 480P, x1.5 at 1080P).
     Images: 3 s plus a tier cost (512: 1 s, 1K: 4 s, 2K: 8 s, 4K: 14 s), x quality, +20% per
     extra image. Jitter: +-25%, derived from the task id so it is repeatable.
     """
-    resolution = str(getattr(request, "resolution", ""))
-    if request.kind == "video":
-        seconds = outputs[0].duration or 5.0
+    resolution = request.resolution_label or ""
+    if plan.duration is not None:  # a video
         factor = {"480P": 0.6, "720P": 1.0, "1080P": 1.5}.get(resolution, 1.0)
-        base = (10.0 + 4.0 * seconds) * factor
+        base = (10.0 + 4.0 * plan.duration) * factor
     else:
         tier = {"512": 1.0, "1K": 4.0, "2K": 8.0, "4K": 14.0}.get(resolution, 4.0)
-        quality = {"low": 0.6, "medium": 1.0, "high": 1.6}.get(
-            str(getattr(request, "quality", "medium")), 1.0
-        )
-        base = (3.0 + tier * quality) * (1 + 0.2 * (len(outputs) - 1))
+        quality = {"low": 0.6, "medium": 1.0, "high": 1.6}.get(request.quality_label or "", 1.0)
+        base = (3.0 + tier * quality) * (1 + 0.2 * (plan.count - 1))
     digest = hashlib.blake2b(task_id.encode(), digest_size=2).digest()
     jitter = 0.75 + 0.5 * int.from_bytes(digest, "big") / 0xFFFF
     return base * jitter
@@ -129,12 +121,12 @@ class TaskBook:
         request: RequestBase,
         body: dict[str, Any],
         request_id: str,
-        outputs: list[Output],
+        plan: OutputPlan,
         fails: bool,
         lines: list[str],
     ) -> EmulatedTask:
         task_id = new_id("task")
-        work = generation_seconds(request, outputs, task_id) * self.time_scale
+        work = generation_seconds(request, plan, task_id) * self.time_scale
         with self._lock:
             now = self.clock()
             free = heapq.heappop(self._slots)
@@ -152,7 +144,7 @@ class TaskBook:
                 start=start,
                 end=end,
                 fails=fails,
-                outputs=outputs,
+                plan=plan,
                 lines=lines,
             )
             self._tasks[task_id] = task

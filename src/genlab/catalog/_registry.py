@@ -1,0 +1,91 @@
+"""The registry of models and the catalog's two verdicts on a body: ``validate`` and
+``estimate_credits``.
+
+Adding a model is adding its class to ``GenerationRequest`` and ``_ALL``; validation, forms,
+the emulator, credits and the tests pick it up from :data:`CATALOG`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, TypeAlias
+
+from pydantic import Field, TypeAdapter, ValidationError
+
+from genlab._errors import ErrorDetail, InvalidParameterError
+from genlab.catalog._base import RequestBase
+from genlab.catalog._image import ImageA, ImageB, ImageC, ImageD
+from genlab.catalog._messages import convert_errors
+from genlab.catalog._output import credits_for
+from genlab.catalog._video import VideoA, VideoB, VideoC, VideoD, VideoE, VideoF
+
+GenerationRequest: TypeAlias = Annotated[
+    VideoA | VideoB | VideoC | VideoD | VideoE | VideoF | ImageA | ImageB | ImageC | ImageD,
+    Field(discriminator="model"),
+]
+"""Any valid request; the ``model`` field picks the class."""
+
+_ALL: tuple[type[RequestBase], ...] = (
+    VideoA, VideoB, VideoC, VideoD, VideoE, VideoF, ImageA, ImageB, ImageC, ImageD,
+)
+CATALOG: Mapping[str, type[RequestBase]] = {cls.model_id(): cls for cls in _ALL}
+"""Model name -> request class, in the interface's order."""
+
+_ADAPTER: TypeAdapter[GenerationRequest] = TypeAdapter(GenerationRequest)
+
+
+def validate(body: Mapping[str, Any] | RequestBase) -> RequestBase:
+    """Check a request body against its model's rules, before any credit is spent.
+
+    Args:
+        body: the JSON object to send (a mapping with a ``model`` key), or a request object.
+
+    Returns:
+        The validated request: ``.kind``, ``.mode``, ``.notices`` and ``.to_body()``.
+
+    Raises:
+        InvalidParameterError: listing every problem (``.errors``), each naming the model,
+            field, value and rule. Nothing else is ever raised for bad input.
+
+    Example:
+        >>> validate({"model": "video-f", "prompt": "waves", "duration": 8}).mode.label
+        'text-to-video'
+    """
+    if isinstance(body, RequestBase):
+        return body
+    if not isinstance(body, Mapping):
+        raise InvalidParameterError.from_details(
+            [ErrorDetail((), f"the request body must be a JSON object, not {type(body).__name__}")]
+        )
+    try:
+        return _ADAPTER.validate_python(body if isinstance(body, dict) else dict(body))
+    except ValidationError as exc:
+        raise InvalidParameterError.from_details(
+            convert_errors(exc.errors(include_url=False), CATALOG)
+        ) from None
+    except (TypeError, ValueError, RecursionError, OverflowError) as exc:
+        raise InvalidParameterError.from_details(
+            [ErrorDetail((), f"the request could not be read: {exc}")]
+        ) from None
+
+
+def estimate_credits(
+    body: Mapping[str, Any] | RequestBase, *, input_video_seconds: float | None = None
+) -> int | None:
+    """Credits the request will cost, or None where the service publishes no price.
+
+    Only video-a has a published schedule (per output second: 480P 80, 720P 160, 1080P 280).
+    The figure is the one :func:`~genlab.catalog.plan_output` plans.
+
+    Args:
+        body: a body or a validated request.
+        input_video_seconds: the input video's length, for modes billed on it (video-e edits).
+
+    Example:
+        >>> estimate_credits({"model": "video-a", "prompt": "x", "resolution": "1080P"})
+        1400
+    """
+    return credits_for(validate(body), input_video_seconds)
+
+
+__all__ = ["CATALOG", "GenerationRequest", "estimate_credits", "validate"]

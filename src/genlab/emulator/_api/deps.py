@@ -1,0 +1,155 @@
+"""What every route shares: the state, the request id, authentication, injected faults, the
+JSON body, and the emulator's own error answers.
+
+Routes declare these as FastAPI dependencies (``Depends``). Authentication always runs before
+the faults, and the faults before the body is read, as a real service behind a proxy would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+from typing import Annotated, Any
+
+from fastapi import Depends, Request
+from fastapi.responses import JSONResponse
+
+from genlab._wire import ErrorEnvelope
+from genlab.emulator._state import EmulatorState
+from genlab.emulator._tasks import new_id
+
+DROP_FLAG = "genlab_drop_connection"
+"""Set on ``request.state`` to drop the connection instead of answering (see ``Shell``)."""
+
+
+class Problem(Exception):
+    """An error answer with a code of the emulator's own (auth, not found, too large, ...)."""
+
+    def __init__(
+        self, status: int, code: str, message: str, headers: dict[str, str] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message, self.headers = status, code, message, headers
+
+
+class EmptyAnswer(Exception):
+    """Answer with a bare status and no body (a load balancer's 503)."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+def envelope(code: str, message: str, status: int, request_id: str) -> dict[str, Any]:
+    """The interface's error envelope, as JSON data."""
+    return ErrorEnvelope.build(code, message, status, request_id).model_dump(mode="json")
+
+
+def answer(status: int, body: Any, headers: dict[str, str] | None = None) -> JSONResponse:
+    """A JSON answer."""
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def request_id(request: Request) -> str:
+    """This request's id, made on first use and kept for its error answers."""
+    rid = getattr(request.state, "request_id", None)
+    if rid is None:
+        rid = new_id("req")
+        request.state.request_id = rid
+    return str(rid)
+
+
+def emulator_state(request: Request) -> EmulatorState:
+    """The state of the app serving this request."""
+    state: EmulatorState = request.app.state.emulator
+    return state
+
+
+State = Annotated[EmulatorState, Depends(emulator_state)]
+RequestId = Annotated[str, Depends(request_id)]
+
+
+def base_url(request: Request, state: State) -> str:
+    """Where media URLs point: the configured public URL, else the URL the request came in on."""
+    return state.config.public_url or str(request.base_url)
+
+
+BaseUrl = Annotated[str, Depends(base_url)]
+
+
+async def require_key(request: Request, state: State) -> None:
+    """Refuse a request without the right ``Authorization: Bearer <key>`` header (401)."""
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    expected = state.config.api_key.encode()
+    # Compare in constant time so the key cannot be guessed from timings.
+    if scheme.lower() != "bearer" or not hmac.compare_digest(token.strip().encode(), expected):
+        raise Problem(
+            401,
+            "UNAUTHORIZED",
+            "missing or wrong API key; send the header 'Authorization: Bearer <API_KEY>'",
+        )
+
+
+Authorized = Annotated[None, Depends(require_key)]
+
+
+async def service_faults(state: State, _: Authorized) -> None:
+    """The injected faults of an API request: latency, 429 and an enveloped 503."""
+    await _inject(state, submit=False)
+
+
+async def submit_faults(state: State, _: Authorized) -> None:
+    """The injected faults of a submission: a 503 there has no body, like a proxy shedding load
+    before the service saw the request (so a client may safely send it again)."""
+    await _inject(state, submit=True)
+
+
+async def _inject(state: EmulatorState, *, submit: bool) -> None:
+    faults = state.faults
+    if faults.latency > 0:
+        await asyncio.sleep(faults.latency)
+    if faults.roll(faults.rate_limit_rate):
+        raise Problem(
+            429,
+            "RATE_LIMITED",
+            "too many requests; retry after the Retry-After delay",
+            headers={"Retry-After": f"{faults.retry_after:g}"},
+        )
+    if faults.roll(faults.error_rate):
+        if submit:
+            raise EmptyAnswer(503)
+        raise Problem(503, "SERVICE_UNAVAILABLE", "the service is overloaded; try again")
+
+
+async def json_body(request: Request, state: State) -> Any:
+    """The request's JSON body, refused (413) beyond the body cap before it is all read."""
+    cap = state.config.max_body_bytes
+    declared = request.headers.get("content-length")
+    too_big = Problem(
+        413,
+        "PAYLOAD_TOO_LARGE",
+        f"the request body exceeds {cap} bytes; send large media as URLs, not Base64",
+    )
+    if declared is not None and declared.isdigit() and int(declared) > cap:
+        raise too_big  # refused before reading a byte of it
+    chunks: list[bytes] = []
+    total = 0
+    async for chunk in request.stream():
+        total += len(chunk)
+        if total > cap:
+            raise too_big
+        chunks.append(chunk)
+    try:
+        return json.loads(b"".join(chunks))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise Problem(400, "INVALID_PARAMETER", f"the body is not valid JSON: {exc}") from None
+    except RecursionError:
+        # Deeply nested brackets exhaust the parser's stack: the caller's mistake, not a crash.
+        raise Problem(
+            400, "INVALID_PARAMETER", "the body is not valid JSON: it is nested too deeply"
+        ) from None
+
+
+JsonBody = Annotated[Any, Depends(json_body)]
