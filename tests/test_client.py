@@ -4,6 +4,7 @@ against the in-process emulator."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import random
@@ -30,20 +31,25 @@ from genlab import (
     RateLimitError,
     ServerError,
     TaskFailedError,
+    TaskNotFinishedError,
     TaskRecord,
     TaskTimeoutError,
 )
 from genlab.client import (
+    ClientConfig,
+    ClientOptions,
+    ConfigOptions,
     ConfigurationError,
     MemoryJournal,
     Outcome,
     PollSchedule,
+    Secret,
     SubmitEntry,
     Task,
     TaskStatus,
     resolve_config,
 )
-from genlab.client._async import build_request
+from genlab.client._submitting import build_request
 from genlab.client._transport import Http
 
 VIDEO = {"model": "video-b", "prompt": "a fox in the snow", "duration": 4, "resolution": "480P"}
@@ -102,6 +108,34 @@ def test_out_of_range_options_are_refused(options: dict[str, Any]) -> None:
     base = {"base_url": "http://x", "api_key": "k"}
     with pytest.raises(ConfigurationError):
         AsyncClient(**{**base, **options})
+
+
+def test_options_default_to_the_config_class_defaults() -> None:
+    written = ClientConfig("http://x", Secret("k"))
+    assert resolve_config("http://x", "k") == written
+    assert AsyncClient("http://x", "k").config == written
+    with genlab.Client("http://x", "k") as client:
+        assert client.config == written
+    assert written.max_retries == 3 and written.wait_timeout == 1800.0
+    assert written.timeout == httpx.Timeout(30.0, connect=10.0)
+
+
+def test_both_clients_take_exactly_the_config_options() -> None:
+    fields = {f.name for f in dataclasses.fields(ClientConfig)} - {"base_url", "api_key"}
+    assert set(ConfigOptions.__annotations__) == fields
+    assert set(ClientOptions.__annotations__) == fields | {"transport", "history"}
+    options: dict[str, Any] = {
+        "timeout": 12, "max_retries": 1, "wait_timeout": 5, "poll_scale": 0.5,
+        "retry_wait_initial": 0.1, "retry_wait_max": 0.2, "retry_after_max": 3,
+        "max_connections": 2,
+    }
+    plain = AsyncClient("http://x", "k", **options).config
+    with genlab.Client("http://x", "k", **options) as client:
+        assert client.config == plain
+    assert plain.timeout == httpx.Timeout(12.0, connect=10.0)
+    assert isinstance(plain.wait_timeout, float) and plain.retry_after_max == 3.0
+    with pytest.raises(TypeError, match="poll_scael"):
+        AsyncClient("http://x", "k", poll_scael=0.5)  # type: ignore[call-arg]
 
 
 def test_history_must_implement_the_journal_protocol() -> None:
@@ -519,8 +553,12 @@ async def test_download_refuses_unfinished_and_failed_tasks(
     client_async: AsyncClient, client_app: Any, tmp_path: Path
 ) -> None:
     task = await client_async.submit(model="video-a", prompt="slow", duration=30)
-    with pytest.raises(ValueError, match="wait for it first"):
+    with pytest.raises(TaskNotFinishedError, match="wait for it first") as early:
         await client_async.download(task, tmp_path)
+    assert isinstance(early.value, genlab.GenlabError) and isinstance(early.value, ValueError)
+    assert early.value.task_id == task.task_id and early.value.status in ("queued", "processing")
+    assert f"client.wait({task.task_id!r})" in str(early.value)
+    assert list(tmp_path.iterdir()) == []
     client_app.emulator.faults.update(fail_rate=1.0)
     failed = await client_async.generate(IMAGE, raise_on_failure=False)
     with pytest.raises(TaskFailedError):
@@ -623,6 +661,26 @@ async def test_a_broken_history_never_loses_a_task(
     ) as client:
         assert (await client.generate(IMAGE)).succeeded
     assert "history failed" in caplog.text
+
+
+@pytest.mark.parametrize("step", ["submit_accepted", "status_changed", "results_saved"])
+async def test_every_journal_step_but_the_first_may_fail_without_losing_the_task(
+    client_app: Any, client_options: dict[str, Any], client_key: str, tmp_path: Path,
+    caplog: pytest.LogCaptureFixture, step: str,
+) -> None:
+    def broken(*args: Any) -> None:
+        raise OSError("disk full")
+
+    journal = MemoryJournal()
+    setattr(journal, step, broken)
+    async with AsyncClient(
+        "http://emulator", client_key, transport=httpx.ASGITransport(app=client_app),
+        history=journal, **client_options,
+    ) as client:
+        record = await client.generate(IMAGE)
+        paths = await client.download(record, tmp_path)
+    assert record.succeeded and paths[-1].name == f"{record.task_id}.json"
+    assert f"the history failed to record {step}; continuing" in caplog.text
 
 
 async def test_map_reports_timeouts_per_request(client_async: AsyncClient) -> None:

@@ -15,6 +15,7 @@ import stamina.instrumentation
 
 from genlab import (
     APIConnectionError,
+    APIError,
     AsyncClient,
     AuthenticationError,
     Client,
@@ -24,6 +25,7 @@ from genlab import (
     SubmissionUncertainError,
     TaskFailedError,
     TaskTimeoutError,
+    UnreadableResponseError,
 )
 from genlab.client import MemoryJournal
 from genlab.emulator import EmulatorHandle
@@ -128,6 +130,28 @@ async def test_an_unreadable_acceptance_is_uncertain_too() -> None:
         with pytest.raises(SubmissionUncertainError):
             await client.submit(BODY)
     assert len(journal.uncertain()) == 1
+
+
+@pytest.mark.parametrize(
+    ("answer", "needle"),
+    [
+        (httpx.Response(200, text="<html>proxy login</html>"), "not a JSON object"),
+        (httpx.Response(200, json=["t1"]), "not a JSON object"),
+        (httpx.Response(200, json={"status": "succeeded"}), "task_id"),
+    ],
+    ids=["html", "list", "no-task-id"],
+)
+async def test_an_unreadable_record_is_its_own_error(answer: httpx.Response, needle: str) -> None:
+    script = Script(answer, httpx.Response(200, text="<html>again</html>"))
+    async with client_for(script) as client:
+        with pytest.raises(UnreadableResponseError, match=needle) as caught:
+            await client.get("t1", kind="image")
+        with pytest.raises(UnreadableResponseError, match="task t1"):
+            await client.wait("t1")  # ends the wait rather than polling a page forever
+    error = caught.value
+    assert not isinstance(error, APIError) and error.status == 200
+    assert error.excerpt == answer.text[:500]
+    assert len(script.requests) == 2  # an answer that came back is not asked again
 
 
 @pytest.mark.parametrize(

@@ -39,7 +39,7 @@ def test_connect_without_configuration_uses_the_embedded_emulator(
     with genlab.connect(poll_scale=0.05) as client:
         said = capsys.readouterr().out
         assert said.count("\n") == 1 and "embedded emulator" in said
-        assert client.is_emulator
+        assert client.supports_uploads
         assert client.config.api_key.reveal() not in said
         record = client.generate(model="image-d", prompt="a kite", resolution="512")
         assert record.succeeded
@@ -58,7 +58,7 @@ def test_connect_uses_the_service_when_configured(
         monkeypatch.setenv("GENLAB_BASE_URL", service.base_url)
         monkeypatch.setenv("GENLAB_API_KEY", "configured-key-123")
         with genlab.connect(history=False, poll_scale=0.05) as client:
-            assert client.base_url == service.base_url and not client.is_emulator
+            assert client.base_url == service.base_url and not client.supports_uploads
             assert capsys.readouterr().out == ""
             assert client.generate(model="image-b", prompt="x").succeeded
         assert len(service.ledger()) == 1

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import types
 
 import pytest
@@ -73,3 +75,14 @@ def test_the_documented_surface() -> None:
         assert name in genlab.catalog.__all__
     assert genlab.validate is genlab.catalog.validate
     assert genlab.CATALOG is genlab.catalog.CATALOG
+
+
+def test_the_studio_is_exported_lazily_and_not_a_client_method() -> None:
+    code = (
+        "import sys, genlab; before = 'ipywidgets' in sys.modules; "
+        "import genlab.widgets; print(before, genlab.studio is genlab.widgets.studio)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True"]
+    assert not hasattr(genlab.Client, "studio")
+    assert "studio" in dir(genlab)

@@ -24,11 +24,13 @@ from genlab._errors import (
     GenlabError,
     InvalidParameterError,
     InvalidPromptError,
+    MediaError,
     NotFoundError,
     RateLimitError,
     ServerError,
     SubmissionUncertainError,
     TaskFailedError,
+    TaskNotFinishedError,
     TaskTimeoutError,
     UnreadableResponseError,
 )
@@ -47,13 +49,15 @@ from genlab.client import (
 if typing.TYPE_CHECKING:
     from genlab.comparison import Comparison, compare
     from genlab.history import History
+    from genlab.widgets import studio
 
-# Loaded on first use (PEP 562): they bring pandas, matplotlib and tqdm, which a plain script
-# using the client must not pay for.
+# Loaded on first use (PEP 562): they bring pandas, matplotlib, tqdm and ipywidgets, which a
+# plain script using the client must not pay for.
 _LAZY = {
     "Comparison": "genlab.comparison",
     "History": "genlab.history",
     "compare": "genlab.comparison",
+    "studio": "genlab.widgets",
 }
 
 
@@ -70,7 +74,6 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 
-
 __all__ = [
     "APIConnectionError",
     "APIError",
@@ -79,9 +82,9 @@ __all__ = [
     "AuthenticationError",
     "CATALOG",
     "Client",
+    "Comparison",
     "ConfigurationError",
     "CreditLimitError",
-    "Comparison",
     "ErrorDetail",
     "GenerationRequest",
     "GenlabError",
@@ -89,6 +92,7 @@ __all__ = [
     "ImageResult",
     "InvalidParameterError",
     "InvalidPromptError",
+    "MediaError",
     "Mode",
     "NotFoundError",
     "RateLimitError",
@@ -97,6 +101,7 @@ __all__ = [
     "Task",
     "TaskError",
     "TaskFailedError",
+    "TaskNotFinishedError",
     "TaskRecord",
     "TaskTimeoutError",
     "UnreadableResponseError",
@@ -104,5 +109,6 @@ __all__ = [
     "compare",
     "connect",
     "estimate_credits",
+    "studio",
     "validate",
 ]

@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 import secrets
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Unpack
 
-from genlab.client import API_KEY_ENV, BASE_URL_ENV, Client, TaskJournal
+from genlab.client import API_KEY_ENV, BASE_URL_ENV, Client, ConfigOptions, TaskJournal
 
 if TYPE_CHECKING:
     from genlab.emulator import EmulatorHandle
@@ -41,7 +41,7 @@ def connect(
     *,
     history: History | TaskJournal | bool = True,
     time_scale: float = 0.1,
-    **options: Any,
+    **options: Unpack[ConfigOptions],
 ) -> Client:
     """A ready :class:`genlab.Client`: the real service if configured, else the emulator.
 
@@ -56,12 +56,15 @@ def connect(
             or ``$GENLAB_HISTORY``), a History or journal of your own, or ``False`` for an
             in-memory journal.
         time_scale: speed of the embedded emulator (0.1: a 5 s video takes about 3 s).
-        **options: passed to :class:`genlab.Client` (timeouts, retries, polling).
+        **options: passed to :class:`genlab.Client` (timeouts, retries, polling); see
+            :class:`genlab.client.ClientConfig`.
 
     Example:
-        >>> import genlab
-        >>> client = genlab.connect()  # doctest: +SKIP
-        genlab: GENLAB_BASE_URL is not set; using the embedded emulator at http://127.0.0.1:...
+        A notebook's first cell (it prints one line when it starts the emulator)::
+
+            import genlab
+            client = genlab.connect()
+            # genlab: GENLAB_BASE_URL is not set; using the embedded emulator at http://...
     """
     journal = _journal(history)
     url = base_url or os.environ.get(BASE_URL_ENV)
@@ -69,7 +72,7 @@ def connect(
         return Client(url, api_key or os.environ.get(API_KEY_ENV), history=journal, **options)
     handle = embedded_emulator(time_scale)
     client = Client(handle.base_url, handle.api_key, history=journal, **options)
-    client.is_emulator = True
+    client.supports_uploads = True  # the emulator has POST /v1/uploads
     print(
         f"genlab: {BASE_URL_ENV} is not set; using the embedded emulator at {handle.base_url} "
         "(offline, no credits spent)"

@@ -15,8 +15,10 @@
     ├── APIConnectionError          the service could not be reached
     │   └── APITimeoutError         a request timed out
     ├── UnreadableResponseError     a 2xx answer that is not what the interface describes
+    ├── MediaError                  media (a result, a cover) could not be fetched
     ├── SubmissionUncertainError    a submit may have reached the service; it was not resent
     ├── TaskFailedError             the task ended with status "failed" (carries the record)
+    ├── TaskNotFinishedError        the task has no results yet (e.g. download before wait)
     └── TaskTimeoutError            the wait's deadline passed; the task is still running
 
 Client errors are raised from one place (``APIError.from_response``); the catalog raises
@@ -29,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 __all__ = [
     "APIConnectionError",
@@ -41,11 +44,13 @@ __all__ = [
     "GenlabError",
     "InvalidParameterError",
     "InvalidPromptError",
+    "MediaError",
     "NotFoundError",
     "RateLimitError",
     "ServerError",
     "SubmissionUncertainError",
     "TaskFailedError",
+    "TaskNotFinishedError",
     "TaskTimeoutError",
     "UnreadableResponseError",
 ]
@@ -95,6 +100,51 @@ class UnreadableResponseError(GenlabError):
         super().__init__(message)
         self.status = status
         self.excerpt = excerpt[:500]
+
+
+class MediaError(GenlabError):
+    """Media (a result, a cover, a last frame) could not be fetched.
+
+    The message and ``url`` name the address without its query string, fragment or user
+    info: signed media URLs carry their credentials there.
+
+    Attributes:
+        url: the address as shown (query string removed).
+        status: the HTTP status the media host answered, or None (network trouble, too large,
+            not an http(s) URL).
+
+    Example:
+        >>> url = "https://cdn.example/v.mp4?signature=s3cr3t"
+        >>> error = MediaError("HTTP 403", url=url, status=403)
+        >>> str(error), error.status
+        ('could not fetch media https://cdn.example/v.mp4: HTTP 403', 403)
+    """
+
+    def __init__(self, reason: str, *, url: str, status: int | None = None) -> None:
+        self.url = _shown_url(url)
+        self.status = status
+        self.reason = reason
+        super().__init__(f"could not fetch media {self.url}: {reason}")
+
+
+def _shown_url(url: str, limit: int = 200) -> str:
+    """A URL as errors show it: no query string, fragment or user info; at most ``limit`` chars.
+
+    Example:
+        >>> _shown_url("https://user:pw@cdn.example/a/v.mp4?X-Amz-Signature=abc#t=1")
+        'https://cdn.example/a/v.mp4'
+    """
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if ":" in host:  # an IPv6 address keeps its brackets
+            host = f"[{host}]"
+        if parts.port is not None:
+            host = f"{host}:{parts.port}"
+        shown = urlunsplit((parts.scheme, host, parts.path, "", ""))
+    except ValueError:  # not parseable as a URL: show only its start
+        shown = url.split("?", 1)[0]
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,6 +331,27 @@ class TaskFailedError(GenlabError):
     @property
     def task_id(self) -> str:
         return str(getattr(self.record, "task_id", ""))
+
+
+class TaskNotFinishedError(GenlabError, ValueError):
+    """The task has not finished, so it has no results yet: wait for it first.
+
+    It is also a :class:`ValueError`, which is what ``download`` raised before this class.
+
+    Attributes:
+        task_id: the task.
+        status: its status when this was raised (``queued``, ``processing``, ...).
+
+    Example:
+        >>> error = TaskNotFinishedError("task t1 is queued", task_id="t1", status="queued")
+        >>> isinstance(error, ValueError), error.status
+        (True, 'queued')
+    """
+
+    def __init__(self, message: str, *, task_id: str, status: str) -> None:
+        super().__init__(message)
+        self.task_id = task_id
+        self.status = status
 
 
 class TaskTimeoutError(GenlabError):

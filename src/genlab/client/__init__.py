@@ -1,4 +1,5 @@
-"""genlab's client: an async HTTP client, its synchronous facade, polling, retries, downloads.
+"""genlab's client: an async HTTP client, its synchronous facade, polling, retries, downloads,
+media fetching, and the one place local files become data URIs, uploads and safe file names.
 
 Example:
     import genlab
@@ -20,45 +21,56 @@ from genlab.client._config import (
     API_KEY_ENV,
     BASE_URL_ENV,
     ClientConfig,
+    ClientOptions,
+    ConfigOptions,
     Secret,
     resolve_config,
 )
 from genlab.client._download import extension_for
+from genlab.client._files import data_uri, safe_filename
 from genlab.client._journal import JournalEntry, MemoryJournal, SubmitEntry, TaskJournal
+from genlab.client._media import MAX_MEDIA_BYTES
 from genlab.client._polling import PollSchedule
 from genlab.client._sync import Client
 from genlab.client._types import (
     ImageResult,
     Outcome,
+    RequestLike,
     Task,
     TaskError,
     TaskRecord,
+    TaskRef,
     TaskStatus,
     VideoResult,
 )
-from genlab.client._uploads import data_uri
 
 __all__ = [
     "API_KEY_ENV",
     "BASE_URL_ENV",
+    "MAX_MEDIA_BYTES",
     "AsyncClient",
     "Client",
     "ClientConfig",
+    "ClientOptions",
+    "ConfigOptions",
     "ConfigurationError",
     "ImageResult",
     "JournalEntry",
     "MemoryJournal",
     "Outcome",
     "PollSchedule",
+    "RequestLike",
     "Secret",
     "SubmitEntry",
     "Task",
     "TaskError",
     "TaskJournal",
     "TaskRecord",
+    "TaskRef",
     "TaskStatus",
     "VideoResult",
     "data_uri",
     "extension_for",
     "resolve_config",
+    "safe_filename",
 ]

@@ -8,73 +8,38 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
-import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 import httpx
-from pydantic import ValidationError
 
 from genlab._errors import (
     APIConnectionError,
-    APIError,
     ConfigurationError,
-    GenlabError,
     NotFoundError,
     RateLimitError,
     ServerError,
-    SubmissionUncertainError,
     TaskFailedError,
+    TaskNotFinishedError,
 )
-from genlab.catalog import RequestBase, estimate_credits, validate
+from genlab._wire import KINDS
 from genlab.client._batch import run_many
-from genlab.client._config import ClientConfig, resolve_config
+from genlab.client._config import ClientConfig, ConfigOptions, resolve_config
 from genlab.client._download import download_record
-from genlab.client._journal import DurationKey, MemoryJournal, SubmitEntry, TaskJournal
+from genlab.client._files import FileLike
+from genlab.client._journal import MemoryJournal, TaskJournal, recording
+from genlab.client._media import MAX_MEDIA_BYTES, fetch_media
 from genlab.client._polling import PollSchedule
-from genlab.client._transport import Http, uncertain_message
-from genlab.client._types import Kind, Outcome, Task, TaskRecord
-from genlab.client._uploads import FileLike, upload
+from genlab.client._submitting import Submitted, build_request, submit_once
+from genlab.client._transport import Http
+from genlab.client._types import Kind, Outcome, RequestLike, Task, TaskRecord, TaskRef
+from genlab.client._uploads import inline_reference, upload
 from genlab.client._waiting import OnUpdate, elapsed_since, poll_until_done
 
 logger = logging.getLogger("genlab")
-
-
-@dataclass(frozen=True, slots=True)
-class Submitted:
-    """What this client remembers of a task it submitted: the body, when, and the journal entry."""
-
-    body: dict[str, Any]
-    started: float  # time.monotonic() when the request left
-    entry_id: str
-    duration_key: DurationKey
-
-TaskRef = Task | TaskRecord | str
-RequestLike = Mapping[str, Any] | RequestBase
-
-_KINDS = ("video", "image")
-
-
-def build_request(request_or_body: RequestLike | None, fields: Mapping[str, Any]) -> RequestBase:
-    """Merge a body (or request) with keyword fields and validate the result with the catalog.
-
-    Fields override and extend the body. Raises ``InvalidParameterError`` for anything invalid.
-    """
-    if request_or_body is None:
-        return validate(dict(fields))
-    if isinstance(request_or_body, RequestBase):
-        if not fields:
-            return request_or_body
-        return validate({**request_or_body.to_body(), **fields})
-    if isinstance(request_or_body, Mapping):
-        return validate({**request_or_body, **fields})
-    return validate(request_or_body)  # refuses it with a clear InvalidParameterError
 
 
 class AsyncClient:
@@ -83,16 +48,13 @@ class AsyncClient:
     Args:
         base_url: the service address; defaults to ``GENLAB_BASE_URL``.
         api_key: the API key; defaults to ``GENLAB_API_KEY``. Never shown in any repr or error.
-        timeout: seconds for one HTTP request (connecting gets at most 10 s).
-        max_retries: retries of one request when retrying is safe (see ``_transport``).
         transport: an httpx async transport, e.g. ``httpx.ASGITransport(app=emulator_app)``.
         history: a :class:`~genlab.client.TaskJournal` that records every submission; defaults
             to an in-memory journal, which also learns durations for polling.
-        wait_timeout: the default overall deadline of :meth:`wait`, in seconds (30 min).
-        poll_scale: multiplies every poll interval; below 1 for a sped-up emulator.
-        retry_wait_initial, retry_wait_max: backoff bounds between retries, in seconds.
-        retry_after_max: the longest ``Retry-After`` honoured, in seconds.
-        max_connections: size of the connection pool.
+        **options: ``timeout``, ``max_retries``, ``wait_timeout`` (the default deadline of
+            :meth:`wait`), ``poll_scale``, ``retry_wait_initial``, ``retry_wait_max``,
+            ``retry_after_max`` and ``max_connections``; each is described, with its default,
+            in :class:`~genlab.client.ClientConfig`.
 
     Raises:
         ConfigurationError: no base URL or API key was given or found in the environment.
@@ -108,29 +70,11 @@ class AsyncClient:
         base_url: str | None = None,
         api_key: str | None = None,
         *,
-        timeout: float | httpx.Timeout = 30.0,
-        max_retries: int = 3,
         transport: httpx.AsyncBaseTransport | None = None,
         history: TaskJournal | None = None,
-        wait_timeout: float = 1800.0,
-        poll_scale: float = 1.0,
-        retry_wait_initial: float = 0.5,
-        retry_wait_max: float = 8.0,
-        retry_after_max: float = 60.0,
-        max_connections: int = 10,
+        **options: Unpack[ConfigOptions],
     ) -> None:
-        self._config: ClientConfig = resolve_config(
-            base_url,
-            api_key,
-            timeout=timeout,
-            max_retries=max_retries,
-            wait_timeout=wait_timeout,
-            poll_scale=poll_scale,
-            retry_wait_initial=retry_wait_initial,
-            retry_wait_max=retry_wait_max,
-            retry_after_max=retry_after_max,
-            max_connections=max_connections,
-        )
+        self._config: ClientConfig = resolve_config(base_url, api_key, **options)
         if history is not None and not isinstance(history, TaskJournal):
             raise ConfigurationError(
                 f"history must implement genlab.client.TaskJournal, got {type(history).__name__}"
@@ -139,24 +83,71 @@ class AsyncClient:
         self._http = Http(self._config, transport)
         self._tasks: dict[str, Submitted] = {}  # tasks this client submitted: body, timing
         self._kinds: dict[str, Kind] = {}
-        # True when talking to genlab's emulator (set by genlab.connect()): it has uploads.
-        self.is_emulator = False
+        self._supports_uploads = False
 
     @property
     def base_url(self) -> str:
         return self._config.base_url
 
+    @property
+    def supports_uploads(self) -> bool:
+        """True when the service takes local files through :meth:`upload` (genlab's emulator).
+
+        ``genlab.connect()`` sets it when it starts the embedded emulator; the real service
+        has no upload endpoint, so it is False unless set.
+        """
+        return self._supports_uploads
+
+    @supports_uploads.setter
+    def supports_uploads(self, value: bool) -> None:
+        self._supports_uploads = bool(value)
+
     async def upload(self, source: FileLike, filename: str | None = None) -> str:
         """Upload a local file (path or bytes) to the emulator; returns a URL to reference.
 
         The real service has no upload endpoint: there, give public URLs (or
-        :func:`genlab.client.data_uri` for images on models that accept Base64).
+        :func:`genlab.client.data_uri` for images on models that accept Base64), or let
+        :meth:`reference_url` choose.
 
         Example:
             url = await client.upload("character.png")
             await client.submit(model="video-d", reference_images=[{"url": url}], ...)
         """
         return await upload(self._http, source, filename)
+
+    async def reference_url(
+        self, data: bytes, filename: str, *, allow_data_uri: bool, field: str | None = None
+    ) -> str:
+        """The URL to send for a local file used as reference media.
+
+        Uploaded when :attr:`supports_uploads`; otherwise a ``data:`` URI when the list allows
+        them (``allow_data_uri``, from the catalog) and the file is an image.
+
+        Raises:
+            InvalidParameterError: the list needs a public http(s) URL; ``field`` names the
+                list in the message.
+
+        Example:
+            url = await client.reference_url(png, "frame.png", allow_data_uri=True)
+        """
+        if self.supports_uploads:
+            return await self.upload(data, filename)
+        return inline_reference(data, filename, allow_data_uri=allow_data_uri, field=field)
+
+    async def fetch_media(self, url: str, *, max_bytes: int = MAX_MEDIA_BYTES) -> bytes:
+        """The bytes behind a media URL (a result, a cover), at most ``max_bytes`` of them.
+
+        Fetched like :meth:`download` fetches: retried where safe, redirects followed, and never
+        with the API key (media URLs are public and may be on another host).
+
+        Raises:
+            MediaError: an error status, network trouble, not an http(s) URL, or larger than
+                ``max_bytes`` (64 MiB by default).
+
+        Example:
+            png = await client.fetch_media(record.images[0].url)
+        """
+        return await fetch_media(self._http, url, max_bytes=max_bytes)
 
     @property
     def config(self) -> ClientConfig:
@@ -197,52 +188,10 @@ class AsyncClient:
             task = await client.submit(model="video-a", prompt="waves", duration=8)
         """
         request = build_request(request_or_body, fields)
-        body = request.to_body()
-        kind: Kind = request.kind
-        entry = SubmitEntry(
-            body=body,
-            model=request.model_name,
-            kind=kind,
-            mode=request.mode.value,
-            credits=estimate_credits(request),
-            submitted_at=datetime.now(UTC),
-            resolution=request.resolution_label,
-            duration=request.requested_duration,
-        )
-        # Recorded before anything is sent: if this raises, nothing was sent either.
-        entry_id = self.history.submit_started(entry)
-        started = time.monotonic()
-        path = f"/v1/{kind}s/generate"
-        try:
-            data = await self._http.submit(path, body, model=entry.model)
-        except SubmissionUncertainError as exc:
-            self._note("submit_uncertain", entry_id, str(exc))
-            raise
-        except asyncio.CancelledError:
-            self._note("submit_uncertain", entry_id, "cancelled while the request was in flight")
-            raise
-        except GenlabError as exc:
-            self._note("submit_failed", entry_id, str(exc))
-            raise
-        try:
-            if not isinstance(data, Mapping):
-                raise TypeError("not a JSON object")
-            task = Task.model_validate({**data, "kind": kind})
-        except (ValidationError, TypeError) as exc:
-            # Accepted (2xx) but unreadable: the task exists and we do not know its id.
-            error = SubmissionUncertainError(
-                uncertain_message(entry.model, f"unreadable answer: {exc}"),
-                model=entry.model,
-                body=body,
-            )
-            self._note("submit_uncertain", entry_id, str(error))
-            raise error from exc
-        self._tasks[task.task_id] = Submitted(
-            body=body, started=started, entry_id=entry_id, duration_key=entry.duration_key
-        )
-        self._kinds[task.task_id] = kind
-        self._note("submit_accepted", entry_id, task)
-        logger.info("genlab: submitted %s task %s", entry.model, task.task_id)
+        task, known = await submit_once(self._http, self.history, request)
+        self._tasks[task.task_id] = known
+        self._kinds[task.task_id] = known.kind
+        logger.info("genlab: submitted %s task %s", request.model_name, task.task_id)
         return task
 
     # --- get / wait ------------------------------------------------------------------
@@ -265,18 +214,12 @@ class AsyncClient:
             return await self._get(task_id, "image")
 
     async def _get(self, task_id: str, kind: Kind) -> TaskRecord:
-        data = await self._http.get_json(f"/v1/{kind}s/tasks/{task_id}")
-        try:
-            if not isinstance(data, Mapping):
-                raise TypeError("not a JSON object")
-            record = TaskRecord.model_validate({**data, "kind": kind})
-        except (ValidationError, TypeError) as exc:
-            raise APIError(
-                f"the service sent an unreadable record for task {task_id}: {exc}",
-                status=200,
-                code="BAD_RESPONSE",
-                body=data,
-            ) from None
+        def read_record(data: Mapping[str, Any]) -> TaskRecord:
+            return TaskRecord.model_validate({**data, "kind": kind})
+
+        record = await self._http.get(
+            f"/v1/{kind}s/tasks/{task_id}", read_record, what=f"record for task {task_id}"
+        )
         self._kinds[task_id] = kind
         return record
 
@@ -326,7 +269,7 @@ class AsyncClient:
             schedule=self._schedule_for(known),
             elapsed=elapsed_since(known.started if known is not None else None),
             limit=limit,
-            on_change=lambda r: self._note("status_changed", r),
+            on_change=self._status_changed,
             on_update=on_update,
         )
         if record.failed and raise_on_failure:
@@ -335,6 +278,10 @@ class AsyncClient:
                 record=record,
             )
         return record
+
+    def _status_changed(self, record: TaskRecord) -> None:
+        with recording("status_changed"):
+            self.history.status_changed(record)
 
     async def _poll(self, task_id: str, kind: Kind | None) -> TaskRecord | None:
         try:
@@ -405,6 +352,11 @@ class AsyncClient:
 
         Returns the paths written (media first, the sidecar last).
 
+        Raises:
+            TaskNotFinishedError: the task has not finished yet; wait for it first.
+            TaskFailedError: the task failed, so there is nothing to download.
+            MediaError: a file could not be fetched (nothing partial is left behind).
+
         Example:
             paths = await client.download(record, "outputs")
         """
@@ -416,21 +368,24 @@ class AsyncClient:
                 record=record,
             )
         if not record.succeeded:
-            raise ValueError(
+            raise TaskNotFinishedError(
                 f"task {record.task_id} is {record.status}; wait for it first: "
-                f"record = client.wait({record.task_id!r})"
+                f"record = client.wait({record.task_id!r})",
+                task_id=record.task_id,
+                status=record.status,
             )
         known = self._tasks.get(record.task_id)
         paths = await download_record(
             self._http, record, directory, body=known.body if known is not None else None
         )
-        self._note("results_saved", record.task_id, paths)
+        with recording("results_saved"):
+            self.history.results_saved(record.task_id, paths)
         return paths
 
     # --- helpers ---------------------------------------------------------------------
 
     def _resolve(self, ref: TaskRef, kind: Kind | None) -> tuple[str, Kind | None]:
-        if kind is not None and kind not in _KINDS:
+        if kind is not None and kind not in KINDS:
             raise ValueError(f"kind must be 'video' or 'image', got {kind!r}")
         if isinstance(ref, Task | TaskRecord):
             return ref.task_id, kind or ref.kind or self._kinds.get(ref.task_id)
@@ -438,11 +393,5 @@ class AsyncClient:
             return ref, kind or self._kinds.get(ref)
         raise TypeError(f"expected a Task, a TaskRecord or a task id, got {ref!r}")
 
-    def _note(self, method: str, *args: Any) -> None:
-        try:
-            getattr(self.history, method)(*args)
-        except Exception:
-            logger.exception("genlab: the history failed to record %s; continuing", method)
 
-
-__all__ = ["AsyncClient", "build_request"]
+__all__ = ["AsyncClient"]

@@ -3,21 +3,32 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from typing import Protocol
 
 from genlab._errors import ConfigurationError, TaskFailedError
-from genlab.catalog import RequestBase
-from genlab.client._types import Outcome
+from genlab.client._types import Outcome, RequestLike, Task, TaskRecord
 from genlab.client._waiting import OnUpdate
 
-if TYPE_CHECKING:
-    from genlab.client._async import AsyncClient
+
+class Submitter(Protocol):
+    """What :func:`run_many` needs of a client: submit one request, wait for one task."""
+
+    async def submit(self, request_or_body: RequestLike, /) -> Task: ...
+
+    async def wait(
+        self,
+        task: Task,
+        *,
+        timeout: float | None,
+        on_update: OnUpdate | None,
+        raise_on_failure: bool,
+    ) -> TaskRecord: ...
 
 
 async def run_many(
-    client: AsyncClient,
-    requests: Iterable[Mapping[str, Any] | RequestBase],
+    client: Submitter,
+    requests: Iterable[RequestLike],
     *,
     concurrency: int,
     timeout: float | None,
@@ -34,7 +45,7 @@ async def run_many(
     # The gate spans submit + wait: ``concurrency`` bounds tasks in flight on the service.
     gate = asyncio.Semaphore(concurrency)
 
-    async def run_one(request: Mapping[str, Any] | RequestBase) -> Outcome:
+    async def run_one(request: RequestLike) -> Outcome:
         outcome = Outcome(request=request)
         async with gate:
             try:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import TypedDict, Unpack
 
 import httpx
 
 from genlab._errors import ConfigurationError
+from genlab.client._journal import TaskJournal
 
 BASE_URL_ENV = "GENLAB_BASE_URL"
 API_KEY_ENV = "GENLAB_API_KEY"
@@ -54,13 +56,54 @@ class Secret:
         raise TypeError("a genlab Secret cannot be pickled")
 
 
+class ConfigOptions(TypedDict, total=False):
+    """The keyword options of a client's configuration; their defaults are :class:`ClientConfig`'s.
+
+    Both clients, :func:`resolve_config` and :func:`genlab.connect` take these as keywords.
+    """
+
+    timeout: float | httpx.Timeout
+    max_retries: int
+    wait_timeout: float
+    poll_scale: float
+    retry_wait_initial: float
+    retry_wait_max: float
+    retry_after_max: float
+    max_connections: int
+
+
+class ClientOptions(ConfigOptions, total=False):
+    """Every keyword option of :class:`~genlab.Client` and :class:`~genlab.AsyncClient`."""
+
+    transport: httpx.AsyncBaseTransport | None
+    history: TaskJournal | None
+
+
 @dataclass(frozen=True, slots=True)
 class ClientConfig:
-    """Every knob of a client, resolved and checked. Build it with :func:`resolve_config`."""
+    """Every knob of a client, checked on creation. Build it with :func:`resolve_config`.
+
+    The defaults written here are the only ones: the clients' keyword options fall back to them.
+
+    Attributes:
+        base_url: the service address, without a trailing slash.
+        api_key: the key, masked in every repr.
+        timeout: seconds for one HTTP request (a number, or an ``httpx.Timeout``); a number
+            gives connecting at most 10 s, since a slow connect is safe to retry.
+        max_retries: retries of one request when retrying is safe.
+        wait_timeout: the default overall deadline of ``wait``, in seconds.
+        poll_scale: multiplies every poll interval; below 1 for a sped-up emulator.
+        retry_wait_initial, retry_wait_max: backoff bounds between retries, in seconds.
+        retry_after_max: the longest ``Retry-After`` honoured, in seconds.
+        max_connections: size of the connection pool.
+
+    Raises:
+        ConfigurationError: a value is out of range; the message says which and why.
+    """
 
     base_url: str
     api_key: Secret = field(repr=False)
-    timeout: httpx.Timeout
+    timeout: float | httpx.Timeout = 30.0
     max_retries: int = 3
     wait_timeout: float = 1800.0
     poll_scale: float = 1.0
@@ -69,29 +112,57 @@ class ClientConfig:
     retry_after_max: float = 60.0
     max_connections: int = 10
 
+    def __post_init__(self) -> None:
+        if self.max_retries < 0:
+            raise ConfigurationError(f"max_retries must be 0 or more, got {self.max_retries}")
+        for name, value in (
+            ("wait_timeout", self.wait_timeout),
+            ("poll_scale", self.poll_scale),
+            ("retry_after_max", self.retry_after_max),
+        ):
+            if not value > 0:
+                raise ConfigurationError(
+                    f"{name} must be a positive number of seconds, got {value}"
+                )
+        if self.retry_wait_initial < 0 or self.retry_wait_max < self.retry_wait_initial:
+            raise ConfigurationError(
+                "retry waits must satisfy 0 <= retry_wait_initial <= retry_wait_max, got "
+                f"{self.retry_wait_initial} and {self.retry_wait_max}"
+            )
+        if self.max_connections < 1:
+            raise ConfigurationError(
+                f"max_connections must be at least 1, got {self.max_connections}"
+            )
+        # Whole numbers are accepted for seconds; stored as floats like every other value.
+        for name, number in (
+            ("wait_timeout", self.wait_timeout),
+            ("poll_scale", self.poll_scale),
+            ("retry_wait_initial", self.retry_wait_initial),
+            ("retry_wait_max", self.retry_wait_max),
+            ("retry_after_max", self.retry_after_max),
+        ):
+            object.__setattr__(self, name, float(number))
+        if not isinstance(self.timeout, httpx.Timeout):
+            # Connecting should fail fast (a refused or slow connect is safe to retry); reading a
+            # submit's answer gets the full budget.
+            seconds = float(self.timeout)
+            object.__setattr__(self, "timeout", httpx.Timeout(seconds, connect=min(10.0, seconds)))
+
 
 def resolve_config(
-    base_url: str | None,
-    api_key: str | None,
-    *,
-    timeout: float | httpx.Timeout = 30.0,
-    max_retries: int = 3,
-    wait_timeout: float = 1800.0,
-    poll_scale: float = 1.0,
-    retry_wait_initial: float = 0.5,
-    retry_wait_max: float = 8.0,
-    retry_after_max: float = 60.0,
-    max_connections: int = 10,
+    base_url: str | None = None, api_key: str | None = None, **options: Unpack[ConfigOptions]
 ) -> ClientConfig:
     """Merge arguments with the environment and check every value.
+
+    Options left out take :class:`ClientConfig`'s defaults.
 
     Raises:
         ConfigurationError: a value is missing or out of range; the message says how to fix it.
 
     Example:
         >>> cfg = resolve_config("http://localhost:8000/", "k")
-        >>> cfg.base_url, cfg.api_key
-        ('http://localhost:8000', '***')
+        >>> cfg.base_url, cfg.api_key, cfg.max_retries
+        ('http://localhost:8000', '***', 3)
     """
     url = base_url if base_url is not None else os.environ.get(BASE_URL_ENV)
     if not url:
@@ -114,35 +185,4 @@ def resolve_config(
             f"variable {API_KEY_ENV} (in a notebook: os.environ['{API_KEY_ENV}'] = "
             "getpass.getpass()). Keys are created on the service's API key screen."
         )
-    if max_retries < 0:
-        raise ConfigurationError(f"max_retries must be 0 or more, got {max_retries}")
-    for name, value in (
-        ("wait_timeout", wait_timeout),
-        ("poll_scale", poll_scale),
-        ("retry_after_max", retry_after_max),
-    ):
-        if not value > 0:
-            raise ConfigurationError(f"{name} must be a positive number of seconds, got {value}")
-    if retry_wait_initial < 0 or retry_wait_max < retry_wait_initial:
-        raise ConfigurationError(
-            "retry waits must satisfy 0 <= retry_wait_initial <= retry_wait_max, got "
-            f"{retry_wait_initial} and {retry_wait_max}"
-        )
-    if max_connections < 1:
-        raise ConfigurationError(f"max_connections must be at least 1, got {max_connections}")
-    if not isinstance(timeout, httpx.Timeout):
-        # Connecting should fail fast (a refused or slow connect is safe to retry); reading a
-        # submit's answer gets the full budget.
-        timeout = httpx.Timeout(timeout, connect=min(10.0, float(timeout)))
-    return ClientConfig(
-        base_url=url,
-        api_key=Secret(key),
-        timeout=timeout,
-        max_retries=max_retries,
-        wait_timeout=float(wait_timeout),
-        poll_scale=float(poll_scale),
-        retry_wait_initial=float(retry_wait_initial),
-        retry_wait_max=float(retry_wait_max),
-        retry_after_max=float(retry_after_max),
-        max_connections=max_connections,
-    )
+    return ClientConfig(url, Secret(key), **options)

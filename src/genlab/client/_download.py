@@ -3,7 +3,8 @@
 Files are named after the task: ``<task_id>.mp4`` (``<task_id>_<n>.png`` when a task has
 several results), ``<task_id>_cover.jpg``, ``<task_id>_last_frame.png`` and ``<task_id>.json``.
 The extension comes from the response's content type, else from the URL, else from the kind.
-Media URLs are fetched without the API key: they are public and may live on another host.
+Media are fetched like :func:`~genlab.client._media.stream_media` fetches them: without the API
+key, redirects followed, failures raised as :class:`~genlab.MediaError`.
 """
 
 from __future__ import annotations
@@ -11,18 +12,17 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 import httpx
 
-from genlab.client._transport import TRANSIENT, Http, connection_error
+from genlab.client._files import safe_filename
+from genlab.client._media import CHUNK, stream_media
+from genlab.client._transport import Http
 from genlab.client._types import TaskRecord, VideoResult
 
 logger = logging.getLogger("genlab")
-
-CHUNK = 1 << 16
 
 CONTENT_TYPES = {
     "video/mp4": ".mp4",
@@ -56,11 +56,6 @@ def extension_for(content_type: str | None, url: str, default: str) -> str:
     return default
 
 
-def safe_stem(task_id: str) -> str:
-    """A task id usable as a file name (path separators and oddities replaced)."""
-    return re.sub(r"[^A-Za-z0-9._-]", "_", task_id).lstrip(".") or "task"
-
-
 async def download_record(
     http: Http,
     record: TaskRecord,
@@ -74,7 +69,7 @@ async def download_record(
     """
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
-    stem = safe_stem(record.task_id)
+    stem = safe_filename(record.task_id, "task")
     results = record.results
     default_ext = ".mp4" if record.videos else ".png"
     paths: list[Path] = []
@@ -119,22 +114,19 @@ def sidecar_data(
 
 async def _fetch(http: Http, url: str, target_stem: Path, default_ext: str) -> Path:
     part = target_stem.with_name(target_stem.name + ".part")
+
+    async def write(response: httpx.Response) -> str:
+        # The final URL (after redirects) names the file best when the type is not given.
+        ext = extension_for(response.headers.get("content-type"), str(response.url), default_ext)
+        # Plain blocking writes of 64 KiB chunks: the page cache absorbs them far faster than
+        # the network delivers, and a thread hop per chunk costs more. "wb": a retry starts over.
+        with part.open("wb") as out:
+            async for chunk in response.aiter_bytes(CHUNK):
+                out.write(chunk)
+        return ext
+
     try:
-        async for attempt in http.get_retrying():
-            with attempt:
-                async with http.client.stream("GET", url) as response:
-                    if not response.is_success:
-                        await response.aread()
-                        http.raise_for_status(response)
-                    ext = extension_for(response.headers.get("content-type"), url, default_ext)
-                    # Plain blocking writes of 64 KiB chunks: the page cache absorbs them far
-                    # faster than the network delivers, and a thread hop per chunk costs more.
-                    with part.open("wb") as out:
-                        async for chunk in response.aiter_bytes(CHUNK):
-                            out.write(chunk)
-    except TRANSIENT as exc:
-        part.unlink(missing_ok=True)
-        raise connection_error(exc, http.config.base_url, "GET", url) from exc
+        ext = await stream_media(http, url, write)
     except BaseException:
         part.unlink(missing_ok=True)
         raise

@@ -20,17 +20,21 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import logging
 import statistics
 import threading
 from collections import defaultdict, deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from genlab.client._types import Task, TaskRecord
+
+logger = logging.getLogger("genlab")
 
 DurationKey = tuple[str, str | None, float | None]
 
@@ -92,6 +96,23 @@ class TaskJournal(Protocol):
     ) -> float | None:
         """Typical seconds from creation to completion for such tasks, or None if unknown."""
         ...
+
+
+@contextlib.contextmanager
+def recording(step: str) -> Iterator[None]:
+    """Run one journal call whose failure must not stop the client: log it and go on.
+
+    Every journal method but ``submit_started`` is called this way, so a full disk or a
+    locked database never loses a task that the service already has.
+
+    Example:
+        >>> with recording("status_changed"):
+        ...     raise OSError("disk full")  # logged, not raised
+    """
+    try:
+        yield
+    except Exception:
+        logger.exception("genlab: the history failed to record %s; continuing", step)
 
 
 @dataclass(slots=True)

@@ -13,15 +13,16 @@ Retry policy (the reason this module exists):
   backoff and jitter (``Retry-After`` honoured, capped).
 
 Retries are stamina's, never a hand-written loop. Errors are built only in
-:meth:`Http.raise_for_status` (through ``APIError.from_response``).
+:meth:`Http.raise_for_status` (through ``APIError.from_response``), and a 2xx answer that cannot
+be read becomes an :class:`~genlab.UnreadableResponseError` only in :meth:`Http.read`.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 import httpx
 import stamina
@@ -33,11 +34,17 @@ from genlab._errors import (
     RateLimitError,
     ServerError,
     SubmissionUncertainError,
+    UnreadableResponseError,
 )
 from genlab._version import __version__
 from genlab.client._config import ClientConfig
 
 logger = logging.getLogger("genlab")
+
+T = TypeVar("T")
+Parse = Callable[[Mapping[str, Any]], T]
+"""Turns a 2xx answer's JSON object into a value; raises TypeError/ValueError/KeyError if it
+cannot (pydantic's ValidationError is a ValueError)."""
 
 USER_AGENT = f"genlab/{__version__} (+httpx)"
 
@@ -61,7 +68,7 @@ class Http:
 
     Example:
         http = Http(resolve_config("http://emulator", "k"), transport=None)
-        await http.get_json("/v1/videos/tasks/t1")
+        record = await http.get("/v1/videos/tasks/t1", TaskRecord.model_validate, what="record")
     """
 
     def __init__(self, config: ClientConfig, transport: httpx.AsyncBaseTransport | None) -> None:
@@ -98,18 +105,41 @@ class Http:
             response.status_code, self.decode(response, scrub=True), headers=response.headers
         )
 
+    def read(self, response: httpx.Response, parse: Parse[T], *, what: str) -> T:
+        """``parse`` applied to a 2xx answer's JSON object.
+
+        Raises:
+            UnreadableResponseError: the answer is no JSON object, or ``parse`` refused it (a
+                proxy's HTML page, a record without its fields); ``excerpt`` holds its start.
+        """
+        data = self.decode(response)
+        try:
+            if not isinstance(data, Mapping):
+                raise TypeError("not a JSON object")
+            return parse(data)
+        except (TypeError, ValueError, KeyError) as exc:
+            raise UnreadableResponseError(
+                f"the service sent an unreadable {what}: {exc}",
+                status=response.status_code,
+                excerpt=self._text(response, scrub=True),
+            ) from exc
+
     def decode(self, response: httpx.Response, *, scrub: bool = False) -> Any:
         """The response body: JSON when it parses, text otherwise, None when empty."""
-        text = response.text
-        key = self.config.api_key.reveal()
-        if scrub and key and key in text:
-            text = text.replace(key, "***")
+        text = self._text(response, scrub=scrub)
         if not text.strip():
             return None
         try:
             return json.loads(text)
         except ValueError:
             return text
+
+    def _text(self, response: httpx.Response, *, scrub: bool) -> str:
+        text = response.text
+        key = self.config.api_key.reveal()
+        if scrub and key and key in text:
+            text = text.replace(key, "***")
+        return text
 
     # --- retry policy ----------------------------------------------------------------
 
@@ -144,11 +174,13 @@ class Http:
 
     # --- requests --------------------------------------------------------------------
 
-    async def submit(self, path: str, body: dict[str, Any], *, model: str) -> Any:
-        """POST a submission; return the decoded 2xx body.
+    async def submit(self, path: str, body: dict[str, Any], parse: Parse[T], *, model: str) -> T:
+        """POST a submission; return ``parse`` of the 2xx answer.
 
         Raises:
             SubmissionUncertainError: the request may have been processed; it was not resent.
+                An accepted (2xx) answer that cannot be read is uncertain too: the task exists
+                and its id is unknown.
             APIConnectionError: the service could not be reached (nothing was sent).
             APIError: the service refused the request.
         """
@@ -168,18 +200,33 @@ class Http:
             raise SubmissionUncertainError(
                 uncertain_message(model, type(exc).__name__), model=model, body=body
             ) from exc
-        return self.decode(response)
+        try:
+            return self.read(response, parse, what="answer to the submission")
+        except UnreadableResponseError as exc:
+            raise SubmissionUncertainError(
+                uncertain_message(model, str(exc)), model=model, body=body
+            ) from exc
 
-    async def get_json(self, path: str) -> Any:
-        """GET an API path with retries; return the decoded body."""
-        return await self._safe_request("GET", path)
+    async def get(self, path: str, parse: Parse[T], *, what: str) -> T:
+        """GET an API path with retries; return ``parse`` of its answer (see :meth:`read`)."""
+        return self.read(await self._safe_request("GET", path), parse, what=what)
 
-    async def post_file(self, path: str, filename: str, data: bytes, content_type: str) -> Any:
+    async def post_file(
+        self,
+        path: str,
+        filename: str,
+        data: bytes,
+        content_type: str,
+        parse: Parse[T],
+        *,
+        what: str,
+    ) -> T:
         """POST one file as multipart ``file``. Retried like a GET: an upload bills nothing."""
         files = {"file": (filename, data, content_type)}
-        return await self._safe_request("POST", path, files=files)
+        response = await self._safe_request("POST", path, files=files)
+        return self.read(response, parse, what=what)
 
-    async def _safe_request(self, method: str, path: str, **kwargs: Any) -> Any:
+    async def _safe_request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         """A request that may be repeated without cost: retried on transient trouble."""
         try:
             async for attempt in self._retrying(self._get_should_retry):
@@ -193,10 +240,10 @@ class Http:
             raise
         except TRANSIENT as exc:
             raise connection_error(exc, self.config.base_url, method, path) from exc
-        return self.decode(response)
+        return response
 
     def get_retrying(self) -> Any:
-        """A stamina retry context with the GET policy, for downloads."""
+        """A stamina retry context with the GET policy, for media."""
         return self._retrying(self._get_should_retry)
 
     def _log(self, response: httpx.Response) -> None:

@@ -1,4 +1,5 @@
-"""The client's own result type; the wire types come from :mod:`genlab._wire`.
+"""The client's own types (an outcome, what a request or a task reference may be); the wire
+types come from :mod:`genlab._wire`.
 
 Example:
     >>> Outcome(request={"model": "video-a"}).ok
@@ -7,6 +8,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +22,12 @@ from genlab._wire import (
     TaskStatus,
     VideoResult,
 )
+from genlab.catalog import RequestBase
+
+RequestLike = Mapping[str, Any] | RequestBase
+"""A request: a body dict, or a request the catalog already validated."""
+TaskRef = Task | TaskRecord | str
+"""A task: the accepted Task, a record of it, or its id."""
 
 
 @dataclass(slots=True)
@@ -54,9 +62,11 @@ __all__ = [
     "ImageResult",
     "Kind",
     "Outcome",
+    "RequestLike",
     "Task",
     "TaskError",
     "TaskRecord",
+    "TaskRef",
     "TaskStatus",
     "VideoResult",
 ]

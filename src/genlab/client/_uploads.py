@@ -2,56 +2,68 @@
 
 The real service has no upload endpoint; references must be public URLs, except images on the
 models that take ``data:image/`` Base64 values. The embedded emulator has ``POST /v1/uploads``,
-which answers a URL it serves, so notebooks can use local files offline.
+which answers a URL it serves, so notebooks can use local files offline. The policy that picks
+between the two (:func:`inline_reference` when uploads are not possible) is written here once.
 """
 
 from __future__ import annotations
 
-import base64
-import mimetypes
-import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
-from genlab._errors import APIError
+from genlab._errors import ErrorDetail, InvalidParameterError
+from genlab.client._files import FileLike, content_type, data_uri, read_file
 from genlab.client._transport import Http
-
-FileLike = bytes | str | os.PathLike[str]
-
-
-def read_file(source: FileLike, filename: str | None) -> tuple[bytes, str]:
-    """The bytes and a file name for ``source`` (a path or raw bytes)."""
-    if isinstance(source, bytes):
-        return source, filename or "upload.bin"
-    path = Path(source)
-    return path.read_bytes(), filename or path.name
-
-
-def content_type(filename: str) -> str:
-    return mimetypes.guess_type(filename)[0] or "application/octet-stream"
-
-
-def data_uri(source: FileLike, filename: str | None = None) -> str:
-    """A ``data:`` URI for a local image, for the models that accept Base64 images.
-
-    Example:
-        >>> data_uri(b"\\x89PNG...", "frame.png")[:22]
-        'data:image/png;base64,'
-    """
-    data, name = read_file(source, filename)
-    return f"data:{content_type(name)};base64,{base64.b64encode(data).decode()}"
 
 
 async def upload(http: Http, source: FileLike, filename: str | None = None) -> str:
     """Upload a local file to the emulator and return the URL it serves it at."""
     data, name = read_file(source, filename)
-    answer: Any = await http.post_file("/v1/uploads", name, data, content_type(name))
-    if not isinstance(answer, Mapping) or not isinstance(answer.get("url"), str):
-        raise APIError(
-            "the upload answer held no url; uploads work against the genlab emulator only",
-            status=200,
-            code="BAD_RESPONSE",
-            body=answer,
+    return await http.post_file(
+        "/v1/uploads", name, data, content_type(name), _upload_url, what="upload answer"
+    )
+
+
+def _upload_url(answer: Mapping[str, Any]) -> str:
+    url = answer.get("url")
+    if not isinstance(url, str):
+        raise TypeError("it held no url; uploads work against the genlab emulator only")
+    return url
+
+
+def inline_reference(
+    data: bytes, filename: str, *, allow_data_uri: bool, field: str | None = None
+) -> str:
+    """A local file as a reference where nothing can be uploaded: a ``data:`` URI, or a refusal.
+
+    Only images go inline, and only where the reference list allows ``data:`` URIs
+    (``allow_data_uri``, from the catalog's media rules).
+
+    Raises:
+        InvalidParameterError: the list needs a public http(s) URL for this file.
+
+    Example:
+        >>> inline_reference(b"\\x89PNG...", "frame.png", allow_data_uri=True)[:22]
+        'data:image/png;base64,'
+        >>> try:
+        ...     inline_reference(b"...", "clip.mp4", allow_data_uri=False)
+        ... except InvalidParameterError as exc:
+        ...     print("needs a public http(s) URL" in str(exc))
+        True
+    """
+    where = f"{field} of this model" if field else "this reference"
+    mime = content_type(filename)
+    if allow_data_uri and mime.startswith("image/"):
+        return data_uri(data, filename)
+    if allow_data_uri:
+        message = (
+            f"{filename} is not an image file ({mime}); only images may be sent inline, so "
+            f"{where} needs a public http(s) URL for it"
         )
-    return str(answer["url"])
+    else:
+        message = (
+            f"{where} needs a public http(s) URL; the service cannot take a local file here. "
+            f"Put {filename} somewhere public and use its address."
+        )
+    loc: tuple[str | int, ...] = (field,) if field else ()
+    raise InvalidParameterError(message, errors=[ErrorDetail(loc, message)])
