@@ -354,3 +354,13 @@ def test_importing_genlab_does_not_import_the_notebook_stack() -> None:
         "assert not heavy, heavy"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_media_reach_a_comparison_only_through_its_fetch(grid: tuple[Comparison, int]) -> None:
+    cmp, _ = grid
+    again = plan(["a red fox in the snow", SCRIPT], ["video-a", "image-d"],
+                 {"resolution": ["480P", "512"], "duration": 3})
+    bare = Comparison(cmp.df, grid=again, records=cmp.records)  # no fetch: no HTTP of its own
+    page = bare.gallery().data
+    assert "<video" not in page and "<img" not in page
+    assert page.count("not saved; pass fetch=client.fetch_media") == 4

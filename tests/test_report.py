@@ -30,23 +30,35 @@ def server() -> Iterator[emulator.EmulatorHandle]:
 
 
 @pytest.fixture(scope="module")
-def history(
+def client(
     server: emulator.EmulatorHandle, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[History]:
-    """A journal with a video, a downloaded video, an image and a failed image."""
+) -> Iterator[genlab.Client]:
     h = History(tmp_path_factory.mktemp("history") / "history.sqlite")
     with genlab.Client(server.base_url, KEY, history=h, poll_scale=0.02, wait_timeout=60) as c:
-        c.generate(model="video-a", prompt="a fox at dusk", duration=2, resolution="480P")
-        saved = c.generate(model="video-a", prompt=HOSTILE, duration=3, resolution="480P")
-        c.download(saved, tmp_path_factory.mktemp("media"))
-        c.generate(model="image-d", prompt="a fox at dusk", resolution="512")
-        server.faults.fail_rate = 1.0
-        try:
-            c.generate(model="image-d", prompt="doomed", resolution="512", raise_on_failure=False)
-        finally:
-            server.faults.fail_rate = 0.0
-    yield h
+        yield c
     h.close()
+
+
+@pytest.fixture(scope="module")
+def history(
+    server: emulator.EmulatorHandle,
+    client: genlab.Client,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> History:
+    """A journal with a video, a downloaded video, an image and a failed image."""
+    h = client.history
+    assert isinstance(h, History)
+    client.generate(model="video-a", prompt="a fox at dusk", duration=2, resolution="480P")
+    saved = client.generate(model="video-a", prompt=HOSTILE, duration=3, resolution="480P")
+    client.download(saved, tmp_path_factory.mktemp("media"))
+    client.generate(model="image-d", prompt="a fox at dusk", resolution="512")
+    server.faults.fail_rate = 1.0
+    try:
+        client.generate(model="image-d", prompt="doomed", resolution="512",
+                        raise_on_failure=False)
+    finally:
+        server.faults.fail_rate = 0.0
+    return h
 
 
 def offline(url: str) -> bytes:
@@ -58,8 +70,8 @@ def embedded(page: str, kind: str) -> list[bytes]:
     return [base64.b64decode(m) for m in re.findall(pattern, page)]
 
 
-def test_the_gallery_works_on_a_history_slice(history: History) -> None:
-    page = report.gallery_html(history.df())
+def test_the_gallery_works_on_a_history_slice(history: History, client: genlab.Client) -> None:
+    page = report.gallery_html(history.df(), fetch=client.fetch_media)
     assert len(embedded(page, "video")) == 2
     assert len(embedded(page, "img")) == 1
     assert "data:video/mp4;base64," in page and "data:image/" in page
@@ -72,9 +84,11 @@ def test_the_gallery_works_on_a_history_slice(history: History) -> None:
 
 
 def test_write_report_over_a_history_slice_is_one_self_contained_file(
-    history: History, tmp_path: Path
+    history: History, client: genlab.Client, tmp_path: Path
 ) -> None:
-    path = report.write_report(history.df(model="video-a"), tmp_path / "video-a.html")
+    path = report.write_report(
+        history.df(model="video-a"), tmp_path / "video-a.html", fetch=client.fetch_media
+    )
     text = path.read_text(encoding="utf-8")
     assert text.startswith("<!DOCTYPE html>")
     assert "http://127.0.0.1" not in text and "<video" in text
@@ -97,8 +111,8 @@ def test_saved_files_are_preferred_over_urls(history: History) -> None:
     assert len(embedded(page, "video")) == 1
 
 
-def test_images_become_small_thumbnails(history: History) -> None:
-    page = report.gallery_html(history.df(model="image-d"))
+def test_images_become_small_thumbnails(history: History, client: genlab.Client) -> None:
+    page = report.gallery_html(history.df(model="image-d"), fetch=client.fetch_media)
     (thumb,) = embedded(page, "img")
     with Image.open(io.BytesIO(thumb)) as image:
         assert image.size == (256, 256)  # from 512 x 512
@@ -113,7 +127,9 @@ def test_a_large_video_is_shown_by_its_cover(history: History) -> None:
     assert "too large to embed; showing its cover" in page
 
 
-def test_unavailable_media_becomes_a_note(server: emulator.EmulatorHandle) -> None:
+def test_unavailable_media_becomes_a_note(
+    server: emulator.EmulatorHandle, client: genlab.Client
+) -> None:
     df = pd.DataFrame(
         {
             "prompt": ["gone", "nowhere"],
@@ -122,18 +138,18 @@ def test_unavailable_media_becomes_a_note(server: emulator.EmulatorHandle) -> No
             "result_url": [f"{server.base_url}/media/missing/video-0.mp4", None],
         }
     )
-    page = report.gallery_html(df)
+    page = report.gallery_html(df, fetch=client.fetch_media)
     assert "media unavailable (HTTP 404)" in page
     assert "no media saved or linked" in page
     assert "http://127.0.0.1" not in page
 
 
-def test_media_is_fetched_once_per_cache(history: History) -> None:
+def test_media_is_fetched_once_per_cache(history: History, client: genlab.Client) -> None:
     calls: list[str] = []
 
     def counting(url: str) -> bytes:
         calls.append(url)
-        return report.fetch_url(url)
+        return client.fetch_media(url)
 
     cache: dict[str, bytes] = {}
     df = history.df(model="image-d", status="succeeded")
@@ -190,9 +206,51 @@ def test_plot_summary_returns_a_figure_with_two_axes(history: History) -> None:
     assert len(empty.axes) == 2
 
 
-def test_fetch_url_only_fetches_http() -> None:
-    with pytest.raises(ValueError, match="http"):
-        report.fetch_url("file:///etc/passwd")
+def test_only_http_media_is_fetched(client: genlab.Client) -> None:
+    df = pd.DataFrame(
+        {"prompt": ["local"], "model": ["image-d"], "status": ["succeeded"],
+         "result_url": ["file:///etc/passwd"]}
+    )
+    page = report.gallery_html(df, fetch=client.fetch_media)
+    assert "media unavailable (" in page and "root:" not in page
+    assert "<img" not in page and "file:///etc/passwd" not in page
+
+
+def test_without_a_fetch_nothing_is_fetched_and_unsaved_media_gets_a_note(
+    history: History,
+) -> None:
+    # Reports make no HTTP requests of their own: media come from saved files or a fetch.
+    page = report.gallery_html(history.df())
+    assert len(embedded(page, "video")) == 1  # the downloaded one, from its file
+    assert "<img" not in page  # the image was never saved, and its URL is not fetched
+    assert page.count("not saved; pass fetch=client.fetch_media") == 2
+
+
+def test_media_html_embeds_saved_files_within_the_reports_limit(tmp_path: Path) -> None:
+    png = io.BytesIO()
+    Image.new("RGB", (640, 360), "navy").save(png, "PNG")
+    cover = io.BytesIO()
+    Image.new("RGB", (640, 360), "teal").save(cover, "JPEG")
+    small = tmp_path / "t1.mp4"
+    small.write_bytes(b"\x00\x00\x00 ftypisom" + bytes(1000))
+    frame = tmp_path / "t1_last_frame.png"
+    frame.write_bytes(png.getvalue())
+    sidecar = tmp_path / "t1.json"
+    sidecar.write_text("{}")
+    page = report.media_html([small, frame, sidecar])
+    assert '<video controls loop src="data:video/mp4;base64,' in page
+    assert '<img src="data:image/png;base64,' in page and "last frame" in page
+    assert embedded(page, "img") == [png.getvalue()]  # images within the limit: as they are
+
+    large = tmp_path / "t2.mp4"
+    large.write_bytes(b"\x00\x00\x00 ftypisom" + bytes(report.MAX_EMBED_BYTES))
+    (tmp_path / "t2_cover.jpg").write_bytes(cover.getvalue())
+    page = report.media_html([large, tmp_path / "t2_cover.jpg"])
+    assert "<video" not in page and len(embedded(page, "img")) == 1
+    assert "t2.mp4: video is 5.2 MB, too large to embed; showing its cover" in page
+    page = report.media_html([large])
+    assert "<video" not in page and "<img" not in page
+    assert "too large to embed, and it has no cover" in page
 
 
 @pytest.mark.parametrize(

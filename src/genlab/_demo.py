@@ -64,7 +64,7 @@ def generate_two(client: genlab.Client, output: Path) -> None:
         record = client.generate(body, on_update=lambda r: print(f"   {r.model}: {r.status}"))
         paths = client.download(record, output)
         item = record.results[0]
-        length = getattr(item, "duration", None)
+        length = item.duration if isinstance(item, genlab.VideoResult) else None
         seconds = f", {length:g} s" if length else ""
         print(
             f"   {record.model} {record.status} in {record.seconds:.1f} s: "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -18,10 +19,11 @@ from genlab._errors import (
     TaskTimeoutError,
 )
 from genlab.catalog import CATALOG
-from genlab.client import AsyncClient, Client, Outcome, TaskRecord
+from genlab.client import AsyncClient, Client, Outcome, TaskRecord, VideoResult
 from genlab.comparison._plan import Run, plan
 from genlab.comparison._result import Comparison
 from genlab.history import History
+from genlab.report import MAX_FETCH_BYTES
 
 
 def _tagging(client: Client, history: History | None, tag: str | None) -> Any:
@@ -116,7 +118,8 @@ def compare(
         outcome = outcomes[i] if i is not None else None
         rows.append(_row(number, run, outcome, saved.get(i) if i is not None else None, tag))
         records.append(outcome.record if outcome is not None else None)
-    return Comparison(_frame(rows, grid.params), grid=grid, records=records, tag=tag)
+    fetch = functools.partial(client.fetch_media, max_bytes=MAX_FETCH_BYTES)
+    return Comparison(_frame(rows, grid.params), grid=grid, records=records, tag=tag, fetch=fetch)
 
 
 def _run(
@@ -197,6 +200,7 @@ def _row(
     status, error = ("invalid", run.invalid) if outcome is None else _status(outcome)
     record = outcome.record if outcome is not None else None
     first = record.results[0] if record is not None and record.results else None
+    video = first if isinstance(first, VideoResult) else None
     if isinstance(saved, str):
         error = f"{error}; {saved}" if error else saved
     return {
@@ -213,10 +217,10 @@ def _row(
         "credits": run.credits,
         "seconds": record.seconds if record is not None else None,
         "result_url": first.url if first is not None else None,
-        "cover_url": getattr(first, "cover_url", None),
+        "cover_url": video.cover_url if video is not None else None,
         "width": first.width if first is not None else None,
         "height": first.height if first is not None else None,
-        "media_seconds": getattr(first, "duration", None),
+        "media_seconds": video.duration if video is not None else None,
         "paths": saved if isinstance(saved, list) else None,
         "tag": tag,
     }

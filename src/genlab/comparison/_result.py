@@ -12,7 +12,15 @@ import pandas as pd
 
 from genlab.client import TaskRecord
 from genlab.comparison._plan import Plan
-from genlab.report import HTML, gallery, plot_summary, summarize, summary_html, write_report
+from genlab.report import (
+    HTML,
+    Fetch,
+    gallery,
+    plot_summary,
+    summarize,
+    summary_html,
+    write_report,
+)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -31,6 +39,8 @@ class Comparison:
         swept: the parameters that were swept; they are gallery columns next to the model.
         money_line: what was printed before the runs.
         records: each row's final task record, or None.
+        fetch: reads a result's media for the gallery and the report (``compare`` gives its
+            client's ``fetch_media``); None reads saved files only.
 
     Example:
         cmp.summary()                  # per model: runs, success rate, p50/p95 s, credits
@@ -46,6 +56,7 @@ class Comparison:
         grid: Plan,
         records: Sequence[TaskRecord | None],
         tag: str | None = None,
+        fetch: Fetch | None = None,
     ) -> None:
         self.df = df
         self.params = grid.params
@@ -54,6 +65,7 @@ class Comparison:
         self.money_line = grid.money_line
         self.records = list(records)
         self.tag = tag
+        self.fetch = fetch
         # Fetched media by URL: the gallery and the report each fetch a result once.
         self._media: dict[str, bytes] = {}
 
@@ -91,6 +103,7 @@ class Comparison:
         """
         options.setdefault("cols", self.columns)
         options.setdefault("cache", self._media)
+        options.setdefault("fetch", self.fetch)
         return gallery(self.df, **options)
 
     def plot(self, by: str | Sequence[str] = "model") -> Figure:
@@ -111,5 +124,6 @@ class Comparison:
             title=title,
             intro=self.money_line,
             cols=self.columns,
+            fetch=self.fetch,
             cache=self._media,
         )

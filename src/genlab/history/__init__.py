@@ -12,7 +12,8 @@ With a client::
     client = genlab.Client(history=history)     # genlab.connect() does this for you
     client.generate(model="image-b", prompt="a kite")
     history.df()                                # one row per submission, proper dtypes
-    history.summary(by="model")                 # count, success rate, p50/p95, credits
+    history.summary(by="model")                 # runs, success rate, p50/p95, credits
+    history.recent(10)                          # the newest rows, as text for a table
     history.resume(client)                      # after a crash: finish what was submitted
 """
 
@@ -23,19 +24,37 @@ import logging
 import sqlite3
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Unpack
 
 from genlab._errors import GenlabError
-from genlab.client import AsyncClient, Client, Task, TaskRecord
+from genlab._wire import Task, TaskRecord
+from genlab.client import AsyncClient, Client
+from genlab.history._columns import COLUMNS, DISPLAY_COLUMNS, FRAME_COLUMNS, Column
 from genlab.history._store import DEFAULT_PATH, Journal, default_path
-from genlab.history._views import FRAME_COLUMNS, frame, summarize
+from genlab.history._summary import SUMMARY_COLUMNS, normalized, summarize
+from genlab.history._views import PROMPT_SHOWN, Filters, display_text, frame
 
 if TYPE_CHECKING:
     import pandas as pd
 
 logger = logging.getLogger("genlab")
 
-__all__ = ["DEFAULT_PATH", "FRAME_COLUMNS", "History", "ResumeOutcome", "default_path"]
+__all__ = [
+    "COLUMNS",
+    "DEFAULT_PATH",
+    "DISPLAY_COLUMNS",
+    "FRAME_COLUMNS",
+    "PROMPT_SHOWN",
+    "SUMMARY_COLUMNS",
+    "Column",
+    "Filters",
+    "History",
+    "ResumeOutcome",
+    "default_path",
+    "display_text",
+    "normalized",
+    "summarize",
+]
 
 
 class ResumeOutcome:
@@ -69,15 +88,7 @@ class History(Journal):
     def __repr__(self) -> str:
         return f"History({str(self.path)!r})"
 
-    def df(
-        self,
-        *,
-        model: str | Sequence[str] | None = None,
-        status: str | Sequence[str] | None = None,
-        tag: str | Sequence[str] | None = None,
-        since: datetime | str | float | None = None,
-        until: datetime | str | float | None = None,
-    ) -> pd.DataFrame:
+    def df(self, **filters: Unpack[Filters]) -> pd.DataFrame:
         """Every submission as a row, oldest first, filtered as asked.
 
         Timestamps are timezone-aware datetimes (UTC); ``credits`` and counts are nullable
@@ -86,19 +97,56 @@ class History(Journal):
         the process died while sending), ``accepted``, ``uncertain`` (it may have been billed
         without a task id) or ``refused``.
 
-        Example:
-            history.df(model=["video-a", "video-b"], status="succeeded", since="2026-11-01")
-        """
-        return frame(self, model=model, status=status, tag=tag, since=since, until=until)
+        Keyword Args:
+            model: one model or several.
+            status: one task status or several.
+            tag: one tag or several.
+            since: submitted at or after (a datetime, an ISO 8601 string or epoch seconds).
+            until: submitted before (same forms).
 
-    def summary(self, by: str | Sequence[str] = "model", **filters: Any) -> pd.DataFrame:
-        """Per group: tasks, succeeded, failed, uncertain, success rate, p50/p95 seconds from
-        creation to completion, credits spent (where priced) and how many had no price.
+        Example:
+            >>> import tempfile, os
+            >>> history = History(os.path.join(tempfile.mkdtemp(), "h.sqlite"))
+            >>> list(history.df(model=["video-a", "video-b"], since="2026-11-01").columns[:3])
+            ['task_id', 'model', 'kind']
+            >>> history.close()
+        """
+        return frame(self, filters)
+
+    def summary(
+        self, by: str | Sequence[str] = "model", **filters: Unpack[Filters]
+    ) -> pd.DataFrame:
+        """Per group: runs, succeeded, failed, invalid, other (uncertain, refused, running),
+        success rate, p50/p95 seconds from creation to completion of the succeeded runs,
+        credits billed (where priced) and how many had no price.
+
+        The same table as ``genlab.report.summarize(history.df(**filters), by)``; see
+        :func:`genlab.history.summarize`. Filters are those of :meth:`df`.
 
         Example:
             history.summary(by=["model", "resolution"], tag="sweep-1")
         """
         return summarize(self.df(**filters), by)
+
+    def recent(
+        self, limit: int = 20, *, model: str | None = None, status: str | None = None
+    ) -> list[dict[str, str]]:
+        """The newest submissions first, as text ready for a table (the history panel's rows).
+
+        Each row maps the names of :data:`DISPLAY_COLUMNS` to text: ``""`` where a value is
+        missing, seconds with one decimal, times as ``YYYY-MM-DD HH:MM:SS`` (UTC), and prompts
+        cut to :data:`PROMPT_SHOWN` characters.
+
+        Example:
+            >>> import tempfile, os
+            >>> history = History(os.path.join(tempfile.mkdtemp(), "h.sqlite"))
+            >>> history.recent(5, model="video-a")
+            []
+            >>> history.close()
+        """
+        table = frame(self, {"model": model, "status": status}, newest=limit)
+        shown = {name: [display_text(name, v) for v in table[name]] for name in DISPLAY_COLUMNS}
+        return [{name: shown[name][i] for name in shown} for i in reversed(range(len(table)))]
 
     async def aresume(
         self, client: AsyncClient, *, timeout: float | None = None, concurrency: int = 8

@@ -19,88 +19,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from genlab.client._journal import SubmitEntry
-from genlab.client._types import Task, TaskRecord
+from genlab._wire import TERMINAL_STATUSES, Task, TaskRecord, VideoResult
+from genlab.client import SubmitEntry
+from genlab.history._columns import SCHEMA, STORED
 
 DEFAULT_PATH = Path(".genlab") / "history.sqlite"
 
-# One row per submission. Derived columns (prompt, sizes, first URL) are written once, so that
-# reading 100,000 rows into a DataFrame needs no JSON parsing.
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS tasks (
-    entry_id      TEXT PRIMARY KEY,
-    task_id       TEXT UNIQUE,
-    model         TEXT NOT NULL,
-    kind          TEXT NOT NULL,
-    mode          TEXT,
-    state         TEXT NOT NULL,
-    status        TEXT,
-    tag           TEXT,
-    prompt        TEXT,
-    resolution    TEXT,
-    duration      REAL,
-    credits       INTEGER,
-    request       TEXT NOT NULL,
-    submitted_at  REAL NOT NULL,
-    accepted_at   REAL,
-    created_at    REAL,
-    started_at    REAL,
-    completed_at  REAL,
-    reason        TEXT,
-    error_code    TEXT,
-    error_message TEXT,
-    result_count  INTEGER,
-    result_url    TEXT,
-    width         INTEGER,
-    height        INTEGER,
-    media_seconds REAL,
-    results       TEXT,
-    paths         TEXT,
-    updated_at    REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS tasks_model ON tasks (model, resolution, duration, status);
-CREATE INDEX IF NOT EXISTS tasks_submitted ON tasks (submitted_at);
-CREATE TABLE IF NOT EXISTS events (
-    task_id TEXT NOT NULL,
-    status  TEXT NOT NULL,
-    at      REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS events_task ON events (task_id);
-"""
-
-COLUMNS = (
-    "entry_id",
-    "task_id",
-    "model",
-    "kind",
-    "mode",
-    "state",
-    "status",
-    "tag",
-    "prompt",
-    "resolution",
-    "duration",
-    "credits",
-    "request",
-    "submitted_at",
-    "accepted_at",
-    "created_at",
-    "started_at",
-    "completed_at",
-    "reason",
-    "error_code",
-    "error_message",
-    "result_count",
-    "result_url",
-    "width",
-    "height",
-    "media_seconds",
-    "results",
-    "paths",
-    "updated_at",
-)
-ACTIVE_STATES = ("sending", "accepted")
-TERMINAL = ("succeeded", "failed")
+_FINAL = ", ".join(f"'{s}'" for s in sorted(TERMINAL_STATUSES))
 
 
 def _ts(value: Any) -> float | None:
@@ -256,7 +181,7 @@ class Journal:
                 "result_url": first.url if first else None,
                 "width": first.width if first else None,
                 "height": first.height if first else None,
-                "media_seconds": getattr(first, "duration", None),
+                "media_seconds": first.duration if isinstance(first, VideoResult) else None,
                 "results": json.dumps([r.model_dump(mode="json") for r in results]),
             }
         assigns = ", ".join(
@@ -308,10 +233,10 @@ class Journal:
 
     def append_many(self, rows: Sequence[dict[str, Any]]) -> int:
         """Insert finished rows in one transaction (imports, tests, benchmarks)."""
-        names = ", ".join(COLUMNS)
-        marks = ", ".join("?" for _ in COLUMNS)
+        names = ", ".join(STORED)
+        marks = ", ".join("?" for _ in STORED)
         now = time.time()
-        values = [[row.get(c, now if c == "updated_at" else None) for c in COLUMNS] for row in rows]
+        values = [[row.get(c, now if c == "updated_at" else None) for c in STORED] for row in rows]
         with self._write() as db:
             db.executemany(f"INSERT INTO tasks ({names}) VALUES ({marks})", values)
         self._forget_durations()
@@ -321,7 +246,7 @@ class Journal:
         """Accepted tasks not seen to the end (resumable), oldest first."""
         return self.query(
             "SELECT * FROM tasks WHERE state='accepted' AND task_id IS NOT NULL AND "
-            "(status IS NULL OR status NOT IN ('succeeded','failed')) ORDER BY submitted_at"
+            f"(status IS NULL OR status NOT IN ({_FINAL})) ORDER BY submitted_at"
         )
 
     def uncertain(self) -> list[sqlite3.Row]:

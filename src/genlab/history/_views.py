@@ -1,55 +1,42 @@
-"""pandas views of the journal: the task table and per-group summaries."""
+"""pandas views of the journal: the task table, its filters, and the rows the panel shows."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
+from genlab.history._columns import COLUMN, COLUMNS, FRAME_COLUMNS
 from genlab.history._store import Journal
 
 if TYPE_CHECKING:
     import pandas as pd
 
-_TIMES = ("submitted_at", "created_at", "started_at", "completed_at")
-_INTS = ("credits", "result_count", "width", "height")
-_FLOATS = ("duration", "media_seconds")
-# The columns of history.df(), in order.
-FRAME_COLUMNS = (
-    "task_id",
-    "model",
-    "kind",
-    "mode",
-    "status",
-    "state",
-    "tag",
-    "prompt",
-    "resolution",
-    "duration",
-    "credits",
-    "submitted_at",
-    "created_at",
-    "started_at",
-    "completed_at",
-    "queue_seconds",
-    "processing_seconds",
-    "total_seconds",
-    "error_code",
-    "error_message",
-    "result_count",
-    "result_url",
-    "width",
-    "height",
-    "media_seconds",
-    "paths",
-    "request",
-    "entry_id",
-    "reason",
-)
+PROMPT_SHOWN = 80
+"""Prompts longer than this are cut (with an ellipsis) in :meth:`History.recent`."""
+
+_FETCHED = tuple(c.name for c in COLUMNS if c.in_frame and c.stored)
 
 
-_DERIVED = ("queue_seconds", "processing_seconds", "total_seconds")
-_FETCHED = tuple(c for c in FRAME_COLUMNS if c not in _DERIVED)
+class Filters(TypedDict, total=False):
+    """What ``History.df()`` (and ``summary()``) can be narrowed to; every key is optional.
+
+    Attributes:
+        model: one model or several.
+        status: one task status or several (``queued``, ``processing``, ``succeeded``, ...).
+        tag: one tag or several.
+        since: submitted at or after (a datetime, an ISO 8601 string or epoch seconds).
+        until: submitted before (same forms).
+    """
+
+    model: str | Sequence[str] | None
+    status: str | Sequence[str] | None
+    tag: str | Sequence[str] | None
+    since: datetime | str | float | None
+    until: datetime | str | float | None
+
+
+_FILTERS = frozenset(Filters.__optional_keys__)
 
 
 def _seconds(value: datetime | str | float | None) -> float | None:
@@ -68,27 +55,36 @@ def _listify(value: str | Sequence[str] | None) -> list[str] | None:
     return [value] if isinstance(value, str) else list(value)
 
 
-def frame(
-    journal: Journal,
-    *,
-    model: str | Sequence[str] | None = None,
-    status: str | Sequence[str] | None = None,
-    tag: str | Sequence[str] | None = None,
-    since: datetime | str | float | None = None,
-    until: datetime | str | float | None = None,
-) -> pd.DataFrame:
-    """The journal as a DataFrame, one row per submission, newest last (see History.df)."""
+def frame(journal: Journal, filters: Filters, *, newest: int | None = None) -> pd.DataFrame:
+    """The journal as a DataFrame, one row per submission, oldest first (see History.df).
+
+    Args:
+        journal: the history to read.
+        filters: the rows wanted.
+        newest: keep only this many of the most recently submitted rows.
+
+    Raises:
+        TypeError: a filter that does not exist.
+    """
     import numpy as np
     import pandas as pd
 
+    unknown = sorted(set(filters) - _FILTERS)
+    if unknown:
+        raise TypeError(f"unknown filter(s) {unknown}; the filters are {sorted(_FILTERS)}")
     where: list[str] = []
     params: list[Any] = []
-    for field, wanted in (("model", model), ("status", status), ("tag", tag)):
+    chosen = (
+        ("model", filters.get("model")),
+        ("status", filters.get("status")),
+        ("tag", filters.get("tag")),
+    )
+    for field, wanted in chosen:
         values = _listify(wanted)
         if values is not None:
             where.append(f"{field} IN ({', '.join('?' for _ in values)})")
             params += values
-    for op, bound in ((">=", since), ("<", until)):
+    for op, bound in ((">=", filters.get("since")), ("<", filters.get("until"))):
         seconds = _seconds(bound)
         if seconds is not None:
             where.append(f"submitted_at {op} ?")
@@ -96,9 +92,15 @@ def frame(
     sql = f"SELECT {', '.join(_FETCHED)} FROM tasks"
     if where:
         sql += " WHERE " + " AND ".join(where)
-    sql += " ORDER BY submitted_at"
+    if newest is None:
+        sql += " ORDER BY submitted_at"
+    else:
+        sql += " ORDER BY submitted_at DESC LIMIT ?"
+        params.append(max(0, newest))
     with journal.lock:
         rows = journal.connection.execute(sql, params).fetchall()
+    if newest is not None:
+        rows.reverse()
     # Built column by column, already in the final order. One 2-D object array is cheaper than
     # zip(*rows), its column slices convert to typed arrays twice as fast as tuples do, and no
     # reindexing copy is needed at the end.
@@ -107,24 +109,20 @@ def frame(
     )
     data: dict[str, Any] = {}
     for i, name in enumerate(_FETCHED):
-        column = table[:, i]
-        if name in _TIMES:
-            data[name] = pd.to_datetime(column.astype("float64"), unit="s", utc=True)
-        elif name in _INTS:
-            data[name] = pd.Series(column.astype("float64")).astype("Int64").array
-        elif name in _FLOATS:
-            data[name] = pd.Series(column.astype("float64")).astype("Float64").array
+        column, kind = table[:, i], COLUMN[name].type
+        dtype: Any = COLUMN[name].dtype
+        if kind == "time":
+            # pandas infers the unit from the values (whole seconds give "us"): pin the dtype.
+            moments = pd.to_datetime(column.astype("float64"), unit="s", utc=True)
+            data[name] = moments.as_unit("ns")
+        elif kind in ("int", "float"):
+            data[name] = pd.Series(column.astype("float64")).astype(dtype).array
         else:
-            data[name] = pd.array(column, dtype="string")
-    spans = {
-        "queue_seconds": ("created_at", "started_at"),
-        "processing_seconds": ("started_at", "completed_at"),
-        "total_seconds": ("created_at", "completed_at"),
-    }
-    ordered = {
-        name: _between(data[spans[name][0]], data[spans[name][1]]) if name in spans else data[name]
-        for name in FRAME_COLUMNS
-    }
+            data[name] = pd.array(column, dtype=dtype)
+    ordered: dict[str, Any] = {}
+    for name in FRAME_COLUMNS:
+        span = COLUMN[name].span
+        ordered[name] = data[name] if span is None else _between(data[span[0]], data[span[1]])
     return pd.DataFrame(ordered)
 
 
@@ -134,45 +132,23 @@ def _between(start: Any, end: Any) -> Any:
     return pd.Series(end - start).dt.total_seconds().astype("Float64").array
 
 
-def summarize(df: pd.DataFrame, by: str | Sequence[str] = "model") -> pd.DataFrame:
-    """Count, success rate, p50/p95 latency and credits per group (see History.summary)."""
+def display_text(name: str, value: Any) -> str:
+    """A ``History.df()`` value as the history panel shows it.
+
+    Example:
+        >>> display_text("total_seconds", 12.34), display_text("credits", None)
+        ('12.3', '')
+    """
     import pandas as pd
 
-    keys = [by] if isinstance(by, str) else list(by)
-    if df.empty:
-        columns = [
-            "tasks",
-            "succeeded",
-            "failed",
-            "uncertain",
-            "success_rate",
-            "p50_seconds",
-            "p95_seconds",
-            "credits",
-            "unpriced",
-        ]
-        return pd.DataFrame(columns=keys + columns).set_index(keys)
-    # Only accepted submissions were billed; refused ones cost nothing.
-    df = df.assign(billed=df["credits"].where(df["state"] == "accepted"))
-    groups = df.groupby(keys, dropna=False, sort=True)
-    total = groups["total_seconds"]
-    out = pd.DataFrame(
-        {
-            "tasks": groups.size(),
-            "succeeded": groups["status"].apply(lambda s: int((s == "succeeded").sum())),
-            "failed": groups["status"].apply(lambda s: int((s == "failed").sum())),
-            "uncertain": groups["state"].apply(lambda s: int(s.isin(["uncertain"]).sum())),
-            "p50_seconds": total.quantile(0.5),
-            "p95_seconds": total.quantile(0.95),
-            "credits": groups["billed"].sum(min_count=1),
-            "unpriced": groups["credits"].apply(lambda s: int(s.isna().sum())),
-        }
-    )
-    finished = out["succeeded"] + out["failed"]
-    out.insert(
-        4, "success_rate", (out["succeeded"] / finished.where(finished > 0)).astype("Float64")
-    )
-    out["credits"] = out["credits"].astype("Int64")
-    for name in ("p50_seconds", "p95_seconds"):
-        out[name] = out[name].astype("Float64")
-    return out
+    if value is None or (not isinstance(value, str | Sequence) and bool(pd.isna(value))):
+        return ""
+    column = COLUMN.get(name)
+    if column is not None and column.type == "time":
+        return str(value.strftime("%Y-%m-%d %H:%M:%S"))
+    if column is not None and column.type == "span":
+        return f"{float(value):.1f}"
+    text = str(value)
+    if name == "prompt" and len(text) > PROMPT_SHOWN:
+        text = text[: PROMPT_SHOWN - 1] + "…"
+    return text

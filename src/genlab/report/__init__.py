@@ -5,20 +5,33 @@ Everything here reads a plain DataFrame with genlab's run columns (``prompt``, `
 the same functions serve ``genlab.compare(...)`` results and ``history.df(...)`` slices.
 Media are embedded as data URIs: the output shows everywhere and references no server.
 
+Media bytes come from the saved files in ``paths``, or through the ``fetch`` callable given
+(``client.fetch_media``: the client's one HTTP stack). Reports make no HTTP requests of their
+own; without a fetch, a result that was not saved is shown with a note.
+
 Example:
     import genlab
     from genlab import report
 
-    history = genlab.History()
-    report.gallery(history.df(model="video-a"))              # displays in a cell
-    report.plot_summary(history.df(since="2026-11-01"))      # a matplotlib Figure
-    report.write_report(history.df(model="video-a"), "video-a.html")
+    client = genlab.connect()
+    history = client.history
+    report.gallery(history.df(model="video-a"), fetch=client.fetch_media)  # displays in a cell
+    report.plot_summary(history.df(since="2026-11-01"))                     # a matplotlib Figure
+    report.write_report(history.df(model="video-a"), "video-a.html", fetch=client.fetch_media)
+
+Summaries are :func:`genlab.history.summarize`, re-exported here:
+
+    >>> import pandas as pd
+    >>> from genlab import report
+    >>> runs = pd.DataFrame({"model": ["image-b"], "status": ["succeeded"], "seconds": [3.0]})
+    >>> report.summarize(runs).loc["image-b", "runs"]
+    np.int64(1)
 """
 
 from __future__ import annotations
 
+from genlab.history import SUMMARY_COLUMNS, normalized, summarize
 from genlab.report._charts import plot_summary
-from genlab.report._frame import SUMMARY_COLUMNS, normalized, summarize
 from genlab.report._html import (
     HTML,
     gallery,
@@ -29,11 +42,13 @@ from genlab.report._html import (
 )
 from genlab.report._media import (
     MAX_EMBED_BYTES,
+    MAX_FETCH_BYTES,
     THUMB_WIDTH,
     Embed,
     Fetch,
     MediaReader,
-    fetch_url,
+    embed_file,
+    media_html,
     sniff,
     thumbnail,
 )
@@ -43,12 +58,14 @@ __all__ = [
     "Fetch",
     "HTML",
     "MAX_EMBED_BYTES",
+    "MAX_FETCH_BYTES",
     "MediaReader",
     "SUMMARY_COLUMNS",
     "THUMB_WIDTH",
-    "fetch_url",
+    "embed_file",
     "gallery",
     "gallery_html",
+    "media_html",
     "normalized",
     "plot_summary",
     "report_html",

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from genlab.report._frame import summarize
+from genlab.history import summarize
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

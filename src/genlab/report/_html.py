@@ -19,15 +19,15 @@ from typing import Any
 import pandas as pd
 
 from genlab._version import __version__
+from genlab.client import data_uri
+from genlab.history import normalized, summarize
 from genlab.report._charts import figure_png, plot_summary
-from genlab.report._frame import normalized, summarize
 from genlab.report._media import (
     MAX_EMBED_BYTES,
     THUMB_WIDTH,
     Embed,
     Fetch,
     MediaReader,
-    data_uri,
     is_missing,
 )
 
@@ -153,17 +153,20 @@ def gallery_html(
     Works on a Comparison's ``df`` or any History slice. Each cell shows its runs' media as
     data URIs (MP4 ``<video>``; images as thumbnails at most ``thumb_width`` px wide; a video
     over ``max_embed_bytes`` by its cover), or the run's status and message. Media come from
-    the saved files in ``paths`` when they exist, else from ``result_url``.
+    the saved files in ``paths`` when they exist, else from ``result_url`` through ``fetch``;
+    without a fetch, a run whose media was not saved shows a note instead.
 
     Args:
         df: one row per run.
         rows: the column whose values make the rows.
         cols: the column(s) whose values make the columns, e.g. ``["model", "duration"]``.
-        fetch: reads a media URL; defaults to httpx with timeouts.
+        fetch: reads a media URL, e.g. ``client.fetch_media`` (reports make no HTTP
+            requests of their own).
         cache: URL -> bytes kept between calls, so each result is fetched once.
 
     Example:
-        html = gallery_html(history.df(tag="sweep-1"), cols=["model", "resolution"])
+        html = gallery_html(history.df(tag="sweep-1"), cols=["model", "resolution"],
+                            fetch=client.fetch_media)
     """
     names = [cols] if isinstance(cols, str) else list(cols)
     n = normalized(df)
@@ -183,7 +186,8 @@ def gallery_html(
         cells.setdefault((r, c), []).append(i)
 
     wanted = [i for i, rec in enumerate(records) if rec["status"] == "succeeded"]
-    with MediaReader(fetch, cache) as reader, ThreadPoolExecutor(4) as pool:
+    reader = MediaReader(fetch, cache)
+    with ThreadPoolExecutor(4) as pool:
         embeds = dict(
             zip(
                 wanted,
@@ -221,7 +225,7 @@ def gallery(df: pd.DataFrame, **options: Any) -> HTML:
     """:func:`gallery_html`, wrapped so a notebook cell displays it.
 
     Example:
-        genlab.report.gallery(history.df(model="video-a"))
+        genlab.report.gallery(history.df(model="video-a"), fetch=client.fetch_media)
     """
     return HTML(gallery_html(df, **options))
 
@@ -274,11 +278,12 @@ def report_html(
         rows, cols, fetch, cache: as for :func:`gallery_html`.
 
     Example:
-        page = report_html(history.df(model="video-a"), title="video-a this week")
+        page = report_html(history.df(model="video-a"), title="video-a this week",
+                           fetch=client.fetch_media)
     """
 
     summary = summarize(df, by)
-    chart = data_uri("image/png", figure_png(plot_summary(df, by)))
+    chart = data_uri(figure_png(plot_summary(df, by)), mime="image/png")
     generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     parts = [
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
@@ -307,7 +312,8 @@ def write_report(
     """Write :func:`report_html` to ``path`` (one file, nothing else needed) and return it.
 
     Example:
-        genlab.report.write_report(history.df(model="video-a"), "video-a.html")
+        genlab.report.write_report(history.df(model="video-a"), "video-a.html",
+                                   fetch=client.fetch_media)
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -1,41 +1,52 @@
-"""Media for galleries and reports: read from saved files or fetched URLs, embedded as data URIs.
+"""Media for galleries, reports and task cards: read from saved files or through a fetch
+callable, embedded as data URIs.
 
 Why embed: a notebook's output (or a saved report) must show the media wherever it is opened,
 after a reload and on Binder, and must never hand the browser a ``localhost`` URL it cannot
 reach. So bytes are read by the kernel and written into the page: videos as MP4 data URIs
 (they are small), images as downscaled thumbnails.
+
+Bytes come from files on disk, or from the ``fetch`` callable the caller passes (usually
+``client.fetch_media``: the client's one HTTP stack, its retries and its key policy). Reports
+make no HTTP requests of their own: without a fetch, a result that was not saved is shown with
+a note saying so.
 """
 
 from __future__ import annotations
 
-import base64
+import html
 import io
 import json
 import logging
 import math
-import threading
+import re
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import httpx
+from genlab._errors import MediaError
+from genlab.client import data_uri
 
 logger = logging.getLogger("genlab")
 
 Fetch = Callable[[str], bytes]
-"""Reads the bytes behind a media URL (raises on failure)."""
+"""Reads the bytes behind a media URL and raises on failure, e.g. ``client.fetch_media``."""
 
 MAX_EMBED_BYTES = 5 * 1024 * 1024
 """Videos larger than this are shown by their cover image instead."""
 THUMB_WIDTH = 256
 """Images wider than this (in pixels) are downscaled for the page."""
 MAX_FETCH_BYTES = 64 * 1024 * 1024
-"""No single media item is read into memory past this size."""
+"""No single media item is read into memory past this size (``Comparison`` asks its client's
+``fetch_media`` for no more)."""
 
-_MEDIA_SUFFIXES = frozenset({".mp4", ".mov", ".webm", ".png", ".jpg", ".jpeg", ".webp", ".gif"})
+_VIDEO_SUFFIXES = frozenset({".mp4", ".mov", ".webm"})
+_MEDIA_SUFFIXES = _VIDEO_SUFFIXES | {".png", ".jpg", ".jpeg", ".webp", ".gif"}
 # Files saved next to a result by client.download(): not the result itself.
 _SIDE_STEMS = ("_cover", "_last_frame")
+_NOT_SAVED = "not saved; pass fetch=client.fetch_media to show it from its URL"
+_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://\S+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,48 +59,6 @@ class Embed:
     tag: Literal["video", "img"] | None
     uri: str = ""
     note: str = ""
-
-
-def fetch_url(
-    url: str,
-    *,
-    client: httpx.Client | None = None,
-    timeout: float = 30.0,
-    max_bytes: int = MAX_FETCH_BYTES,
-) -> bytes:
-    """The bytes behind a public media URL (results are fetched without the API key).
-
-    Args:
-        url: an ``http://`` or ``https://`` address.
-        client: an httpx client to reuse; a short-lived one is made otherwise.
-        timeout: seconds for the whole read to make progress (connecting gets at most 10 s).
-        max_bytes: refuse media larger than this instead of filling memory.
-
-    Raises:
-        ValueError: not an HTTP(S) URL, or larger than ``max_bytes``.
-        httpx.HTTPError: the media could not be fetched.
-
-    Example:
-        data = fetch_url(record.results[0].url)
-    """
-    if httpx.URL(url).scheme not in ("http", "https"):
-        raise ValueError("only http(s) media URLs are fetched")
-    own = client is None
-    http = client or httpx.Client(
-        timeout=httpx.Timeout(timeout, connect=min(10.0, timeout)), follow_redirects=True
-    )
-    try:
-        with http.stream("GET", url) as response:
-            response.raise_for_status()
-            buffer = bytearray()
-            for chunk in response.iter_bytes():
-                buffer += chunk
-                if len(buffer) > max_bytes:
-                    raise ValueError(f"larger than {max_bytes / 1e6:.0f} MB")
-            return bytes(buffer)
-    finally:
-        if own:
-            http.close()
 
 
 def sniff(data: bytes) -> str | None:
@@ -114,16 +83,15 @@ def sniff(data: bytes) -> str | None:
     return None
 
 
-def data_uri(mime: str, data: bytes) -> str:
-    """``data:<mime>;base64,...`` for some bytes."""
-    return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
-
-
 def thumbnail(data: bytes, width: int = THUMB_WIDTH) -> str | None:
     """An image downscaled to at most ``width`` pixels wide, as a data URI.
 
     JPEG for opaque images, PNG where there is transparency. None when Pillow is not installed
     or the bytes are not an image it can read.
+
+    Example:
+        >>> thumbnail(b"not an image") is None
+        True
     """
     try:
         from PIL import Image
@@ -138,15 +106,20 @@ def thumbnail(data: bytes, width: int = THUMB_WIDTH) -> str | None:
             out = io.BytesIO()
             if alpha:
                 image.save(out, "PNG", optimize=True)
-                return data_uri("image/png", out.getvalue())
+                return data_uri(out.getvalue(), mime="image/png")
             image.convert("RGB").save(out, "JPEG", quality=85)
-            return data_uri("image/jpeg", out.getvalue())
+            return data_uri(out.getvalue(), mime="image/jpeg")
     except (OSError, ValueError, Image.DecompressionBombError):
         return None
 
 
 def saved_paths(value: Any) -> list[str]:
-    """The saved file paths of a row: a JSON list (History) or a list of paths (Comparison)."""
+    """The saved file paths of a row: a JSON list (History) or a list of paths (Comparison).
+
+    Example:
+        >>> saved_paths('["out/t1.mp4", "out/t1_cover.jpg"]')
+        ['out/t1.mp4', 'out/t1_cover.jpg']
+    """
     if isinstance(value, str):
         try:
             parsed = json.loads(value)
@@ -176,23 +149,41 @@ def _text(value: Any) -> str | None:
 
 
 def reason(exc: BaseException) -> str:
-    """Why media could not be read, for people, without echoing its (possibly local) URL."""
-    if isinstance(exc, httpx.HTTPStatusError):
-        return f"HTTP {exc.response.status_code}"
-    if isinstance(exc, httpx.TimeoutException):
-        return "timed out"
-    if isinstance(exc, httpx.TransportError):
-        return "could not connect"
-    if isinstance(exc, OSError):
-        return exc.strerror or type(exc).__name__
-    return str(exc) or type(exc).__name__
+    """Why media could not be read, for people, without echoing its (possibly local) URL.
+
+    Example:
+        >>> reason(MediaError("HTTP 404", url="http://127.0.0.1:8000/media/x.mp4", status=404))
+        'HTTP 404'
+        >>> reason(ValueError("no answer from http://127.0.0.1:8000/media/x.mp4"))
+        'no answer from the media URL'
+    """
+    if isinstance(exc, MediaError):
+        return exc.reason
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    text = _URL.sub("the media URL", str(exc)).strip()
+    return text or type(exc).__name__
+
+
+def _large_video(size: int, cover: Callable[[], bytes | None], thumb_width: int) -> Embed:
+    """A video over the embedding limit: its cover as a thumbnail, or a note."""
+    note = f"video is {size / 1e6:.1f} MB, too large to embed"
+    try:
+        data = cover()
+    except Exception as exc:  # a cover that cannot be read becomes part of the note
+        return Embed(None, note=f"{note}; its cover is unavailable ({reason(exc)})")
+    thumb = thumbnail(data, thumb_width) if data else None
+    if thumb is None:
+        return Embed(None, note=f"{note}, and it has no cover")
+    return Embed("img", thumb, note=f"{note}; showing its cover")
 
 
 class MediaReader:
     """Reads a row's media: its saved file when it still exists, else its URL, each URL once.
 
     Args:
-        fetch: reads a URL; defaults to :func:`fetch_url` over one shared httpx client.
+        fetch: reads a URL (e.g. ``client.fetch_media``); without one, only saved files are
+            read and rows whose media was not saved get a note.
         cache: URL -> bytes, shared between calls (a Comparison keeps one so that its
             gallery and its report fetch each result once).
     """
@@ -200,46 +191,25 @@ class MediaReader:
     def __init__(
         self, fetch: Fetch | None = None, cache: MutableMapping[str, bytes] | None = None
     ) -> None:
-        self._client: httpx.Client | None = None
-        self._lock = threading.Lock()  # embeds run on several threads; make one client
         self._fetch = fetch
         self._cache: MutableMapping[str, bytes] = cache if cache is not None else {}
 
-    def close(self) -> None:
-        with self._lock:
-            if self._client is not None:
-                self._client.close()
-                self._client = None
-
-    def __enter__(self) -> MediaReader:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
     def read(self, path: Path | None, url: str | None) -> bytes | None:
-        """The bytes of a saved file, else of a URL; None when there is neither."""
+        """The bytes of a saved file, else of a URL; None when there is neither to read."""
         if path is not None:
             try:
                 return path.read_bytes()
             except OSError:
-                logger.debug("genlab: %s is gone; fetching the URL instead", path)
+                logger.debug("genlab: %s is gone; reading its URL instead", path)
         if url is None:
             return None
         cached = self._cache.get(url)
         if cached is None:
-            cached = self._fetch(url) if self._fetch is not None else self._fetch_default(url)
+            if self._fetch is None:
+                return None
+            cached = self._fetch(url)
             self._cache[url] = cached
         return cached
-
-    def _fetch_default(self, url: str) -> bytes:
-        with self._lock:
-            if self._client is None:
-                self._client = httpx.Client(
-                    timeout=httpx.Timeout(30.0, connect=10.0), follow_redirects=True
-                )
-            client = self._client
-        return fetch_url(url, client=client)
 
     def embed(
         self,
@@ -250,37 +220,114 @@ class MediaReader:
     ) -> Embed:
         """What a gallery cell shows for one row's first result."""
         paths = saved_paths(row.get("paths"))
+        url = _text(row.get("result_url"))
         try:
-            data = self.read(_local(paths, cover=False), _text(row.get("result_url")))
+            data = self.read(_local(paths, cover=False), url)
         except Exception as exc:  # any failure becomes a note in its cell, never a crash
             return Embed(None, note=f"media unavailable ({reason(exc)})")
         if data is None:
-            return Embed(None, note="no media saved or linked")
+            return Embed(None, note=_NOT_SAVED if url else "no media saved or linked")
         mime = sniff(data)
         if mime is None:
             return Embed(None, note="media in an unrecognised format")
         if mime.startswith("video/"):
             if len(data) <= max_bytes:
-                return Embed("video", data_uri(mime, data))
-            size = f"video is {len(data) / 1e6:.1f} MB, too large to embed"
-            try:
-                cover = self.read(_local(paths, cover=True), _text(row.get("cover_url")))
-            except Exception as exc:
-                return Embed(None, note=f"{size}; its cover is unavailable ({reason(exc)})")
-            thumb = thumbnail(cover, thumb_width) if cover else None
-            if thumb is None:
-                return Embed(None, note=f"{size}, and it has no cover")
-            return Embed("img", thumb, note=f"{size}; showing its cover")
+                return Embed("video", data_uri(data, mime=mime))
+            cover_path, cover_url = _local(paths, cover=True), _text(row.get("cover_url"))
+            return _large_video(len(data), lambda: self.read(cover_path, cover_url), thumb_width)
         thumb = thumbnail(data, thumb_width)
         if thumb is not None:
             return Embed("img", thumb)
         if len(data) <= max_bytes:
-            return Embed("img", data_uri(mime, data))
+            return Embed("img", data_uri(data, mime=mime))
         return Embed(None, note=f"image is {len(data) / 1e6:.1f} MB, too large to embed")
 
 
+def embed_file(
+    path: Path,
+    cover: Path | None = None,
+    *,
+    max_bytes: int = MAX_EMBED_BYTES,
+    thumb_width: int = THUMB_WIDTH,
+) -> Embed:
+    """One saved file, for a view that shows results at full size (a task card).
+
+    Videos up to ``max_bytes`` are embedded, larger ones shown by ``cover``; images up to
+    ``max_bytes`` are embedded as they are, larger ones as a ``thumb_width`` thumbnail.
+    """
+    try:
+        size = path.stat().st_size
+        if path.suffix.lower() in _VIDEO_SUFFIXES and size > max_bytes:
+            return _large_video(size, lambda: cover.read_bytes() if cover else None, thumb_width)
+        data = path.read_bytes()
+    except OSError as exc:
+        return Embed(None, note=f"could not be read ({reason(exc)})")
+    mime = sniff(data)
+    if mime is None:
+        return Embed(None, note="media in an unrecognised format")
+    if len(data) <= max_bytes:
+        return Embed("video" if mime.startswith("video/") else "img", data_uri(data, mime=mime))
+    note = f"image is {len(data) / 1e6:.1f} MB, too large to embed"
+    thumb = thumbnail(data, thumb_width)
+    if thumb is None:
+        return Embed(None, note=note)
+    return Embed("img", thumb, note=f"{note}; showing a smaller copy")
+
+
+def media_html(paths: Sequence[Path]) -> str:
+    """Saved results as HTML: ``<video>`` players, then a grid of images (data URIs).
+
+    The one way genlab embeds saved files (task cards use it). Covers serve only as stand-ins
+    for videos over :data:`MAX_EMBED_BYTES`; other files (the JSON sidecar) are skipped.
+
+    Example:
+        >>> import pathlib, tempfile
+        >>> folder = pathlib.Path(tempfile.mkdtemp())
+        >>> (folder / "t1.png").write_bytes(b"\\x89PNG\\r\\n\\x1a\\n")
+        8
+        >>> (folder / "t1.json").write_text("{}")
+        2
+        >>> page = media_html([folder / "t1.png", folder / "t1.json"])
+        >>> page.count('<img src="data:image/png;base64,'), "json" in page
+        (1, False)
+    """
+    names = {Path(p).stem: Path(p) for p in paths}
+    videos: list[str] = []
+    images: list[str] = []
+    for path in map(Path, paths):
+        if path.suffix.lower() not in _MEDIA_SUFFIXES or path.stem.endswith("_cover"):
+            continue
+        shown = embed_file(path, names.get(f"{path.stem}_cover"))
+        note = html.escape(f"{path.name}: {shown.note}") if shown.note else ""
+        if shown.tag == "video":
+            videos.append(f'<video controls loop src="{shown.uri}" style="max-width:100%"></video>')
+        elif shown.tag == "img":
+            label = "last frame" if path.stem.endswith("_last_frame") else ""
+            caption = "<br>".join(text for text in (label, note) if text)
+            (videos if path.suffix.lower() in _VIDEO_SUFFIXES else images).append(
+                f'<figure style="margin:0"><img src="{shown.uri}" style="max-width:100%">'
+                f"<figcaption style='font-size:85%;color:#666'>{caption}</figcaption></figure>"
+            )
+        else:
+            (videos if path.suffix.lower() in _VIDEO_SUFFIXES else images).append(
+                f"<div>{note}</div>"
+            )
+    grid = (
+        '<div style="display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));'
+        f'gap:6px">{"".join(images)}</div>'
+        if images
+        else ""
+    )
+    return "".join(videos) + grid
+
+
 def is_missing(value: Any) -> bool:
-    """True for None, NaN, pd.NA and NaT; False for lists and other values."""
+    """True for None, NaN, pd.NA and NaT; False for lists and other values.
+
+    Example:
+        >>> is_missing(float("nan")), is_missing([])
+        (True, False)
+    """
     if value is None:
         return True
     if isinstance(value, float):

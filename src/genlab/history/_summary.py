@@ -1,10 +1,16 @@
-"""Reading any run table (a Comparison's ``df`` or a History slice) the same way."""
+"""Summaries of runs, written once: any run table (a History slice or a Comparison's ``df``).
+
+``History.summary()``, ``Comparison.summary()`` and ``genlab.report.summarize`` are this
+function; the report's charts and HTML read the same numbers.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 # What each canonical column is called in the tables genlab makes, first match wins.
 _ALIASES: dict[str, tuple[str, ...]] = {
@@ -27,6 +33,7 @@ SUMMARY_COLUMNS = (
     "credits",
     "unpriced",
 )
+"""The columns of :func:`summarize`, in order."""
 
 
 def normalized(df: pd.DataFrame) -> pd.DataFrame:
@@ -36,7 +43,15 @@ def normalized(df: pd.DataFrame) -> pd.DataFrame:
     result_url, cover_url, paths. Missing ones are filled with NA; History's
     ``total_seconds`` becomes ``seconds``, ``error_message`` (else ``reason``) becomes
     ``error``, and a submission that never became a task shows its state as its status.
+
+    Example:
+        >>> import pandas as pd
+        >>> rows = pd.DataFrame({"model": ["video-a"], "state": ["uncertain"], "status": [None]})
+        >>> normalized(rows)["status"].tolist()
+        ['uncertain']
     """
+    import pandas as pd
+
     out = df.copy()
     for name, sources in _ALIASES.items():
         found = next((s for s in sources if s in df.columns), None)
@@ -67,16 +82,32 @@ def normalized(df: pd.DataFrame) -> pd.DataFrame:
 def summarize(df: pd.DataFrame, by: str | Sequence[str] = "model") -> pd.DataFrame:
     """Per group (model by default): how many runs, how they ended, latency and credits.
 
-    Columns: ``runs``; ``succeeded``, ``failed``, ``invalid`` (refused by validation, never
-    sent) and ``other`` (uncertain, timed out, refused by the service, still running);
-    ``success_rate`` (succeeded / runs sent); ``p50_seconds`` and ``p95_seconds`` (creation
-    to completion, succeeded runs); ``credits`` (the published price of runs the service
-    accepted; NA where none has a price); ``unpriced`` (sent runs with no published price).
-    Groups keep the order in which they first appear.
+    Columns (:data:`SUMMARY_COLUMNS`): ``runs``; ``succeeded``, ``failed``, ``invalid``
+    (refused by validation, never sent) and ``other`` (uncertain, timed out, refused by the
+    service, still running); ``success_rate`` (succeeded / runs sent); ``p50_seconds`` and
+    ``p95_seconds`` (creation to completion, succeeded runs); ``credits`` (the published price
+    of runs the service accepted; NA where none has a price); ``unpriced`` (sent runs with no
+    published price). Groups keep the order in which they first appear.
 
     Example:
-        summarize(history.df(tag="sweep-1"), by=["model", "resolution"])
+        >>> import pandas as pd
+        >>> runs = pd.DataFrame({
+        ...     "model": ["video-a", "video-a", "image-d"],
+        ...     "status": ["succeeded", "failed", "succeeded"],
+        ...     "task_id": ["t1", "t2", "t3"],
+        ...     "seconds": [40.0, None, 9.0],
+        ...     "credits": [400, 400, None],
+        ... })
+        >>> table = summarize(runs)
+        >>> list(table.index), table.loc["video-a", "success_rate"]
+        (['video-a', 'image-d'], np.float64(0.5))
+        >>> int(table.loc["video-a", "credits"]), int(table.loc["image-d", "unpriced"])
+        (800, 1)
+
+        On a history: ``summarize(history.df(tag="sweep-1"), by=["model", "resolution"])``.
     """
+    import pandas as pd
+
     keys = [by] if isinstance(by, str) else list(by)
     n = normalized(df)
     missing = [k for k in keys if k not in n.columns]
