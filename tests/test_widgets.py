@@ -9,10 +9,13 @@ Waits are bounded safety nets, never timing assertions.
 from __future__ import annotations
 
 import ast
+import concurrent.futures
 import io
+import os
 import subprocess
 import sys
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,9 +25,16 @@ import pytest
 
 import genlab
 from genlab.catalog import CATALOG, OMIT, Mode, form_fields
+from genlab.client import MemoryJournal, TaskJournal, TaskRecord
 from genlab.emulator import EmulatorHandle, start
-from genlab.widgets import HistoryPanel, ReferenceList, Studio, TaskCard, uploads_supported
-from genlab.widgets._compare import compare_available
+from genlab.widgets import (
+    Background,
+    HistoryPanel,
+    ReferenceList,
+    Studio,
+    StudioClient,
+    TaskCard,
+)
 from genlab.widgets._fields import BoolField, ChoiceField, IntField, PromptField, TextField
 from genlab.widgets._form import ExtraField
 from genlab.widgets._shots import ShotList
@@ -50,6 +60,18 @@ def _png() -> bytes:
     out = io.BytesIO()
     Image.new("RGB", (480, 480), (200, 40, 40)).save(out, format="PNG")
     return out.getvalue()
+
+
+def _widget_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith("genlab-widgets")]
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_threads() -> Iterator[None]:
+    """Every test ends with the widgets' shared pool shut down and its threads gone."""
+    yield
+    Background.shared().shutdown()
+    assert _widget_threads() == []
 
 
 @pytest.fixture(scope="module")
@@ -355,7 +377,7 @@ def _upload(refs: ReferenceList, data: bytes, name: str) -> None:
 
 
 def test_local_image_becomes_a_data_uri_where_the_model_allows_it(studio: Studio) -> None:
-    assert not uploads_supported(studio.client)  # a plain Client: treated as the real service
+    assert not studio.client.supports_uploads  # a plain Client: treated as the real service
     studio.set(model="video-a", prompt="the fox runs")
     refs = studio.form.fields["reference_images"]
     assert isinstance(refs, ReferenceList)
@@ -373,14 +395,14 @@ def test_local_file_where_a_public_url_is_needed(studio: Studio) -> None:
     _upload(refs, _png(), "frame.png")
     assert "reference_images" not in studio.body
     assert "needs a public http(s) URL" in refs.note.value
-    with pytest.raises(ValueError, match="public"):
+    with pytest.raises(genlab.InvalidParameterError, match="public"):
         studio.add_file("reference_images", _png(), "frame.png")
 
 
 def test_local_file_goes_through_the_emulators_upload(
     client: genlab.Client, emulator: EmulatorHandle, tmp_path: Path
 ) -> None:
-    client.is_emulator = True
+    client.supports_uploads = True
     studio = Studio(client, media_dir=tmp_path)
     studio.set(model="video-b", prompt="the boat sails on")
     url = studio.add_file("reference_images", _png(), "frame.png", "first_frame")
@@ -468,7 +490,7 @@ def test_a_card_from_code_on_a_closed_client_shows_the_error(
 
 
 def test_history_panel_lists_filters_and_escapes(emulator: EmulatorHandle, tmp_path: Path) -> None:
-    from genlab.history import History
+    from genlab.history import DISPLAY_COLUMNS, History
 
     history = History(tmp_path / "history.sqlite")
     with genlab.Client(emulator.base_url, API_KEY, poll_scale=0.05, history=history) as client:
@@ -479,6 +501,8 @@ def test_history_panel_lists_filters_and_escapes(emulator: EmulatorHandle, tmp_p
         panel = studio.history_panel
         panel.refresh()
         assert card.record is not None and card.record.task_id in panel.table.value
+        for heading in DISPLAY_COLUMNS.values():  # the history's own column table
+            assert f">{heading}</th>" in panel.table.value
         assert "&lt;b&gt;bold&lt;/b&gt; kite" in panel.table.value
         assert "<b>bold</b>" not in panel.table.value
         panel.set_filter(status="failed")
@@ -499,7 +523,6 @@ def test_history_panel_without_a_genlab_history(client: genlab.Client) -> None:
 # --- compare, shortcut, imports ------------------------------------------------------------
 
 
-@pytest.mark.skipif(not compare_available(), reason="genlab.comparison is not installed")
 def test_compare_shows_a_gallery(studio: Studio) -> None:
     studio.set(model="image-b", prompt="a paper kite")
     assert studio.compare_panel is not None
@@ -510,9 +533,11 @@ def test_compare_shows_a_gallery(studio: Studio) -> None:
     assert "2 runs" in studio.compare_panel.status.value
 
 
-def test_client_studio_shortcut(client: genlab.Client, tmp_path: Path) -> None:
-    studio = client.studio(model="image-c", media_dir=tmp_path)
+def test_genlab_studio_shortcut(client: genlab.Client, tmp_path: Path) -> None:
+    studio = genlab.studio(client, model="image-c", media_dir=tmp_path)
     assert isinstance(studio, Studio) and studio.model == "image-c"
+    assert genlab.studio is genlab.widgets.studio
+    assert not hasattr(client, "studio")
 
 
 def test_studio_refuses_an_async_client(emulator: EmulatorHandle) -> None:
@@ -524,3 +549,122 @@ def test_import_genlab_does_not_import_ipywidgets() -> None:
     code = "import sys, genlab; print('ipywidgets' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# --- the client the widgets need, and their background work -------------------------------
+
+
+class MemoryClient:
+    """A StudioClient without a service: every task succeeds at once with one saved video."""
+
+    base_url = "memory://studio"
+    supports_uploads = False
+
+    def __init__(self, video: bytes, cover: bytes) -> None:
+        self.history: TaskJournal = MemoryJournal()
+        self.video, self.cover = video, cover
+
+    def generate_future(
+        self,
+        request_or_body: Mapping[str, Any],
+        /,
+        *,
+        on_update: Callable[[TaskRecord], object] | None = None,
+    ) -> concurrent.futures.Future[TaskRecord]:
+        record = TaskRecord(
+            task_id="task-big", status="succeeded", model=str(request_or_body["model"]),
+            videos=[{"url": "memory://task-big.mp4", "cover_url": "memory://task-big.png"}],
+        )
+        if on_update is not None:
+            on_update(record)
+        future: concurrent.futures.Future[TaskRecord] = concurrent.futures.Future()
+        future.set_result(record)
+        return future
+
+    def download(self, record: TaskRecord, directory: str | os.PathLike[str]) -> list[Path]:
+        folder = Path(directory)
+        folder.mkdir(parents=True, exist_ok=True)
+        video, cover = folder / f"{record.task_id}.mp4", folder / f"{record.task_id}_cover.png"
+        video.write_bytes(self.video)
+        cover.write_bytes(self.cover)
+        return [video, cover]
+
+    def reference_url(
+        self, data: bytes, filename: str, *, allow_data_uri: bool, field: str | None = None
+    ) -> str:
+        raise genlab.InvalidParameterError(f"{filename}: this test client takes no files")
+
+
+def test_a_genlab_client_is_a_studio_client(client: genlab.Client) -> None:
+    assert isinstance(client, StudioClient)
+    assert isinstance(MemoryClient(b"", b""), StudioClient)
+
+
+def test_background_reports_on_the_widgets_before_the_future_resolves() -> None:
+    work = Background(max_workers=2)
+    seen: list[object] = []
+    try:
+        assert work.run(lambda a, b: a + b, 2, 3, on_done=seen.append).result(WAIT) == 5
+        assert seen == [5]
+        failing = work.run(int, "five", on_error=seen.append)
+        with pytest.raises(ValueError, match="five"):
+            failing.result(WAIT)
+        assert isinstance(seen[-1], ValueError)
+    finally:
+        work.shutdown()
+    assert _widget_threads() == []
+
+
+def test_one_clock_serves_every_card_and_stops_with_them() -> None:
+    work = Background(max_workers=3, tick_seconds=0.01)
+    counts = {"a": 0, "b": 0}
+    until = {"a": threading.Event(), "b": threading.Event()}
+    ticked = threading.Event()
+
+    def clock(name: str) -> Callable[[], None]:
+        def tick() -> None:
+            counts[name] += 1
+            if min(counts.values()) >= 3:
+                ticked.set()
+
+        return tick
+
+    try:
+        work.tick(clock("a"), until=until["a"])
+        work.tick(clock("b"), until=until["b"])
+        assert ticked.wait(WAIT)
+        assert [t.name for t in _widget_threads()] == ["genlab-widgets-clock"]
+        until["a"].set()
+        until["b"].set()
+        stopped = dict(counts)
+        assert work.run(lambda: "still working").result(WAIT) == "still working"
+        assert counts["a"] <= stopped["a"] + 1 and counts["b"] <= stopped["b"] + 1
+    finally:
+        work.shutdown()
+    assert _widget_threads() == []
+
+
+def test_a_video_over_the_reports_embed_limit_is_shown_by_its_cover(tmp_path: Path) -> None:
+    from genlab.report import MAX_EMBED_BYTES
+
+    video = b"\x00\x00\x00\x18ftypmp42" + bytes(MAX_EMBED_BYTES)
+    studio = Studio(MemoryClient(video, _png()), model="video-a", media_dir=tmp_path)
+    studio.set(prompt="a long take of the sea")
+    card = studio.submit()
+    _finish(card)
+    assert card.status == "succeeded", card.message.value
+    assert [p.name for p in card.paths] == ["task-big.mp4", "task-big_cover.png"]
+    assert "<video" not in card.media.value
+    assert "data:image/" in card.media.value  # the cover, in the video's place
+    assert "task-big.mp4: video is 5.2 MB, too large to embed" in card.media.value
+    assert not card.download_button.disabled
+
+
+def test_compare_needs_a_blocking_genlab_client(tmp_path: Path) -> None:
+    studio = Studio(MemoryClient(b"", _png()), model="image-b", media_dir=tmp_path)
+    studio.set(prompt="a kite")
+    assert studio.compare_panel is not None
+    studio.compare_panel.choose(["image-b"])
+    studio.compare_panel.button.click()
+    assert "comparing needs a genlab.Client" in studio.compare_panel.status.value
+    assert studio.compare_panel.future is None

@@ -5,27 +5,33 @@ alone never imports it.
 
 Example:
     import genlab
-    from genlab.widgets import Studio
     client = genlab.connect()
-    Studio(client)          # or: client.studio()
+    genlab.studio(client)        # the same as genlab.widgets.studio(client)
+
+The widgets are views: their state lives in traitlets, and what they need from the client is
+written down in :class:`StudioClient`. Work that would block the kernel runs on the shared
+:class:`Background` pool and updates the widgets only by assigning their traits.
 """
 
 from __future__ import annotations
 
+from genlab.widgets._background import Background
 from genlab.widgets._card import TaskCard
 from genlab.widgets._compare import ComparePanel
 from genlab.widgets._form import ModelForm
 from genlab.widgets._history import HistoryPanel
-from genlab.widgets._references import LocalFiles, ReferenceList, uploads_supported
-from genlab.widgets._studio import Studio
+from genlab.widgets._protocols import StudioClient
+from genlab.widgets._references import ReferenceList
+from genlab.widgets._studio import Studio, studio
 
 __all__ = [
+    "Background",
     "ComparePanel",
     "HistoryPanel",
-    "LocalFiles",
     "ModelForm",
     "ReferenceList",
     "Studio",
+    "StudioClient",
     "TaskCard",
-    "uploads_supported",
+    "studio",
 ]

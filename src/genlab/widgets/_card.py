@@ -1,29 +1,26 @@
 """A task card: one submission's status, elapsed time, polling progress, result and errors.
 
-The card starts the task with ``client.generate_future`` and returns at once. Everything
-after that happens on the client's runner thread: ``on_update`` (a coroutine there) moves the
-badge and, once the task succeeded, downloads the results with ``client.aio.download`` and
-embeds them as data URIs; the future's done callback writes errors onto the card. Widgets are
-only ever updated by assigning traits, and every error ends up on the card, never raised.
+The card starts the task with ``client.generate_future`` and returns at once. The client's
+runner thread reports each new status (``on_update`` moves the badge) and ends the future;
+saving the results and embedding them (:func:`genlab.report.media_html`), the Download button
+and the elapsed-time display run on the widgets' :class:`~genlab.widgets.Background`, so the
+runner stays free to poll. Widgets are only ever updated by assigning traits, and every
+error ends up on the card, never raised.
 
 Example:
     card = TaskCard(client, {"model": "image-b", "prompt": "a kite"}).start()
     card.future.result()      # the TaskRecord
-    card.wait_done(60)        # True once the card shows its final state
+    card.wait_done(60)        # True once the card shows its final state (media embedded)
 """
 
 from __future__ import annotations
 
-import asyncio
-import base64
 import concurrent.futures
 import html
-import mimetypes
 import pprint
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +33,11 @@ from genlab._errors import (
     TaskTimeoutError,
 )
 from genlab.catalog import CATALOG, Preview, preview
-from genlab.client import TaskRecord
+from genlab.client import TaskRecord, safe_filename
+from genlab.report import media_html
+from genlab.widgets._background import Background
+from genlab.widgets._protocols import StudioClient
 
-# Larger results are saved but not embedded (a notebook holding them would be unwieldy).
-EMBED_MAX_BYTES = 48 * 1024 * 1024
-TICK_SECONDS = 0.5
 _PROGRESS = {"submitting": 0, "queued": 1, "processing": 2}
 _COLOURS = {
     "submitting": "#6c757d",
@@ -74,37 +71,6 @@ def error_html(exc: BaseException) -> str:
     return f"<b>{html.escape(title)}</b><br>{html.escape(str(exc))}"
 
 
-def media_html(paths: Sequence[Path]) -> str:
-    """Saved results as embedded ``<video>`` players and an image grid (data URIs)."""
-    videos: list[str] = []
-    images: list[str] = []
-    for path in paths:
-        mime = mimetypes.guess_type(path.name)[0] or ""
-        if not mime.startswith(("video/", "image/")) or path.stem.endswith("_cover"):
-            continue  # the JSON sidecar; covers are only posters of the videos
-        size = path.stat().st_size
-        if size > EMBED_MAX_BYTES:
-            note = f"{html.escape(path.name)}: {size // 2**20} MB, too large to embed; see the file"
-            (videos if mime.startswith("video/") else images).append(f"<div>{note}</div>")
-            continue
-        uri = f"data:{mime};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
-        if mime.startswith("video/"):
-            videos.append(f'<video controls loop src="{uri}" style="max-width:100%"></video>')
-        else:
-            caption = "last frame" if path.stem.endswith("_last_frame") else ""
-            images.append(
-                f'<figure style="margin:0"><img src="{uri}" style="max-width:100%">'
-                f"<figcaption style='font-size:85%;color:#666'>{caption}</figcaption></figure>"
-            )
-    grid = (
-        '<div style="display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));'
-        f'gap:6px">{"".join(images)}</div>'
-        if images
-        else ""
-    )
-    return "".join(videos) + grid
-
-
 class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
     """One submission, from "submitting" to its media or its error.
 
@@ -119,7 +85,7 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
 
     def __init__(
         self,
-        client: Any,
+        client: StudioClient,
         body: dict[str, Any],
         *,
         media_dir: str | Path | None = None,
@@ -139,7 +105,7 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         self._finished = threading.Event()
         self._started = time.monotonic()
         self._steps: list[str] = []
-        self._ticker: asyncio.Task[None] | None = None
+        self._work = Background.shared()
 
         self.header = widgets.HTML(self._header())
         self.badge = widgets.HTML()
@@ -204,6 +170,7 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         except Exception as exc:  # e.g. a closed client: shown, not raised
             self._fail(exc)
             return self
+        self._work.tick(self._show_elapsed, until=self._finished)
         self.future.add_done_callback(self._done)
         return self
 
@@ -221,26 +188,13 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         if self.future is not None:
             self.future.cancel()
 
-    async def _on_update(self, record: TaskRecord) -> None:
-        # On the runner loop. Never raise: an exception here would end the wait.
+    def _on_update(self, record: TaskRecord) -> None:
+        # On the runner thread, once per new status. Never raise: that would end the wait.
         try:
             self.record = record
             self._set_status(record.status)
-            if self._ticker is None:
-                self._ticker = asyncio.get_running_loop().create_task(self._tick())
-            if record.succeeded:
-                folder = self.media_dir / record.task_id.replace("/", "_")
-                self.paths = await self.client.aio.download(record, folder)
-                self.media.value = await asyncio.to_thread(media_html, self.paths)
         except Exception as exc:
-            self.message.value = (
-                "<b>The result could not be shown</b><br>" + html.escape(f"{exc}")
-            )
-
-    async def _tick(self) -> None:
-        while not self._finished.is_set():
-            self._show_elapsed()
-            await asyncio.sleep(TICK_SECONDS)
+            self.message.value = html.escape(f"{type(exc).__name__}: {exc}")
 
     def _done(self, future: concurrent.futures.Future[TaskRecord]) -> None:
         # On the runner thread (or at once, if the future was already done).
@@ -257,13 +211,37 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
             else:
                 self.record = future.result()
                 self._set_status(self.record.status)
-                self.download_button.disabled = not self.record.succeeded
+                if self.record.succeeded:
+                    self._work.run(
+                        self._save_and_embed,
+                        self.record,
+                        on_done=self._show_media,
+                        on_error=self._media_failed,
+                    )
+                    return  # the card is finished once the media are shown
         except Exception as exc:
             self.message.value = html.escape(f"{type(exc).__name__}: {exc}")
-        finally:
-            self._show_elapsed()
-            self.stop_button.disabled = True
-            self._finished.set()
+        self._finish()
+
+    def _save_and_embed(self, record: TaskRecord) -> str:
+        # On a worker: the download blocks on the runner, the encoding on this thread.
+        folder = self.media_dir / safe_filename(record.task_id, "task")
+        self.paths = self.client.download(record, folder)
+        return media_html(self.paths)
+
+    def _show_media(self, markup: str) -> None:
+        self.media.value = markup
+        self._finish()
+
+    def _media_failed(self, exc: BaseException) -> None:
+        self.message.value = "<b>The result could not be shown</b><br>" + html.escape(f"{exc}")
+        self._finish()
+
+    def _finish(self) -> None:
+        self._show_elapsed()
+        self.stop_button.disabled = True
+        self.download_button.disabled = self.record is None or not self.record.succeeded
+        self._finished.set()
 
     def _fail(self, exc: BaseException) -> None:
         self.error = exc
@@ -318,15 +296,13 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         return paths
 
     def _download_in_background(self) -> None:
-        # A worker thread: the kernel stays responsive and the runner loop is not blocked.
-        def work() -> None:
-            try:
-                self.download()
-            except Exception as exc:
-                self.message.value = "<b>Download failed</b><br>" + html.escape(str(exc))
-            finally:
-                self.download_button.disabled = False
+        def ready(_result: object = None) -> None:
+            self.download_button.disabled = False
+
+        def failed(exc: BaseException) -> None:
+            self.message.value = "<b>Download failed</b><br>" + html.escape(str(exc))
+            ready()
 
         self.download_button.disabled = True
         self.message.value = "Saving…"
-        threading.Thread(target=work, name="genlab-card-download", daemon=True).start()
+        self._work.run(self.download, on_done=ready, on_error=failed)

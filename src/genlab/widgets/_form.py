@@ -6,9 +6,12 @@ catalog's messages under each field, and the fields the mode refuses or ignores 
 It holds no rule of its own.
 
 Example:
-    form = ModelForm(genlab.CATALOG["video-c"])
-    form.set(prompt="a lighthouse", resolution="720P")
-    form.body            # {'model': 'video-c', 'prompt': 'a lighthouse', 'resolution': '720P'}
+    >>> import genlab
+    >>> from genlab.widgets import ModelForm
+    >>> form = ModelForm(genlab.CATALOG["video-c"])
+    >>> form.set(prompt="a lighthouse", resolution="720P")
+    >>> form.body
+    {'model': 'video-c', 'prompt': 'a lighthouse', 'resolution': '720P'}
 """
 
 from __future__ import annotations
@@ -22,14 +25,15 @@ import ipywidgets as widgets
 from genlab._errors import ErrorDetail
 from genlab.catalog import OMIT, FieldSpec, Preview, RequestBase, form_body, form_fields
 from genlab.widgets._fields import LABEL_WIDTH, SCALAR_ROWS, EditNotifier, FieldRow
-from genlab.widgets._references import LocalFiles, ReferenceList
+from genlab.widgets._protocols import StudioClient
+from genlab.widgets._references import ReferenceList
 from genlab.widgets._shots import ShotList
 
 
-def build_row(spec: FieldSpec, files: LocalFiles | None) -> FieldRow:
-    """The row for one field spec."""
+def build_row(spec: FieldSpec, client: StudioClient | None = None) -> FieldRow:
+    """The row for one field spec (``client`` sends the local files of reference lists)."""
     if spec.kind == "references":
-        return ReferenceList(spec, files)
+        return ReferenceList(spec, client)
     if spec.kind == "extra":
         return ExtraField(spec)
     if spec.kind == "shots":
@@ -84,19 +88,24 @@ class ExtraField(FieldRow):
 class ModelForm(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
     """The form of one request class.
 
+    Args:
+        cls: the request class.
+        client: sends the local files added to reference lists; without one, reference
+            lists take URLs only.
+
     Attributes:
         cls: the request class.
         model: its model name.
         fields: field name -> its row (``fields["duration"].control`` is the slider).
     """
 
-    def __init__(self, cls: type[RequestBase], files: LocalFiles | None = None) -> None:
+    def __init__(self, cls: type[RequestBase], client: StudioClient | None = None) -> None:
         super().__init__()
         self.add_class("genlab-form")
         self.cls = cls
         self.model: str = cls.model_id()
         self.fields: dict[str, FieldRow] = {
-            spec.name: build_row(spec, files) for spec in form_fields(cls)
+            spec.name: build_row(spec, client) for spec in form_fields(cls)
         }
         self.hidden_note = widgets.HTML(layout=widgets.Layout(margin=f"0 0 0 {LABEL_WIDTH}"))
         self._init_notifier()
@@ -138,8 +147,6 @@ class ModelForm(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets
         with self.quiet():
             for row in self.fields.values():
                 row.reset()
-
-    # --- change notification ----------------------------------------------------------
 
     # --- showing what the catalog says ------------------------------------------------
 

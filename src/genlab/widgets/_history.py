@@ -1,65 +1,44 @@
 """The history panel: recent tasks from a genlab History, filtered by model and status.
 
-It reads ``history.df(model=..., status=...)`` and draws the newest rows as an escaped HTML
-table; it computes nothing itself. A client whose history is not a genlab History (the
+It shows ``history.recent(limit, model=..., status=...)`` (rows already formatted, long prompts
+already cut, by the history) under the headings of :data:`genlab.history.DISPLAY_COLUMNS`,
+escaped; it computes nothing itself. A client whose history is not a genlab History (the
 default in-memory journal) gets a line saying how to keep one.
 """
 
 from __future__ import annotations
 
 import html
-import math
 import threading
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 import ipywidgets as widgets
 
 from genlab.catalog import CATALOG
+from genlab.client import TaskJournal
+from genlab.history import DISPLAY_COLUMNS, History
 
 ALL = "(all)"
 STATUSES = ("queued", "processing", "succeeded", "failed")
-# Columns of History.df() shown, with their headings.
-COLUMNS = {
-    "submitted_at": "submitted",
-    "model": "model",
-    "mode": "mode",
-    "status": "status",
-    "prompt": "prompt",
-    "credits": "credits",
-    "total_seconds": "seconds",
-    "task_id": "task",
-    "error_message": "error",
-}
-PROMPT_SHOWN = 80
 
 
-def _cell(name: str, value: Any) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    try:
-        if value != value:  # pandas' NA and NaT compare unequal to themselves
-            return ""
-    except (TypeError, ValueError):  # NA raises on truth testing
-        return ""
-    if name == "submitted_at" and hasattr(value, "strftime"):
-        return str(value.strftime("%Y-%m-%d %H:%M:%S"))
-    if name == "total_seconds" and isinstance(value, int | float):
-        return f"{value:.1f}"
-    text = str(value)
-    if name == "prompt" and len(text) > PROMPT_SHOWN:
-        text = text[: PROMPT_SHOWN - 1] + "…"
-    return text
+def table_html(rows: Sequence[Mapping[str, str]]) -> str:
+    """Rows of :meth:`genlab.History.recent` (newest first) as an escaped HTML table.
 
-
-def table_html(rows: list[Mapping[str, Any]]) -> str:
-    """Rows (newest first) as an escaped HTML table."""
+    Example:
+        >>> table_html([])
+        '<i>No tasks yet.</i>'
+        >>> "&lt;b&gt;" in table_html([{"prompt": "<b>kite</b>", "status": "queued"}])
+        True
+    """
     if not rows:
         return "<i>No tasks yet.</i>"
-    head = "".join(f"<th style='text-align:left'>{h}</th>" for h in COLUMNS.values())
+    head = "".join(
+        f"<th style='text-align:left'>{html.escape(h)}</th>" for h in DISPLAY_COLUMNS.values()
+    )
     body = "".join(
         "<tr>"
-        + "".join(f"<td>{html.escape(_cell(c, row.get(c)))}</td>" for c in COLUMNS)
+        + "".join(f"<td>{html.escape(row.get(c, ''))}</td>" for c in DISPLAY_COLUMNS)
         + "</tr>"
         for row in rows
     )
@@ -77,7 +56,7 @@ class HistoryPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no typ
         panel.set_filter(model="video-a", status="succeeded")
     """
 
-    def __init__(self, history: Any, *, limit: int = 20) -> None:
+    def __init__(self, history: TaskJournal, *, limit: int = 20) -> None:
         super().__init__()
         self.add_class("genlab-history")
         self.history = history
@@ -98,7 +77,7 @@ class HistoryPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no typ
         self._lock = threading.Lock()
         self.model.observe(self._filtered, "value")
         self.status.observe(self._filtered, "value")
-        self.available = callable(getattr(history, "df", None))
+        self.available = isinstance(history, History)
         if self.available:
             self.children = [
                 widgets.HBox([self.model, self.status, self.refresh_button]), self.table
@@ -128,14 +107,14 @@ class HistoryPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no typ
 
     def refresh(self) -> None:
         """Read the history again. Errors are shown in the panel, never raised."""
-        if not self.available:
+        history = self.history
+        if not isinstance(history, History):
             return
         with self._lock:
             model = None if self.model.value == ALL else self.model.value
             status = None if self.status.value == ALL else self.status.value
             try:
-                frame = self.history.df(model=model, status=status)
-                rows = frame.tail(self.limit).to_dict("records")[::-1]
+                rows = history.recent(self.limit, model=model, status=status)
                 self.table.value = table_html(rows)
             except Exception as exc:  # shown, never raised: this runs in widget callbacks
                 self.table.value = (

@@ -2,64 +2,28 @@
 
 Add an item by URL or by uploading a local file, pick its ``reference_type`` among the roles
 the list accepts for the model, reorder it (order matters: ``character1`` is the first image)
-or remove it. A local file becomes a URL through :class:`LocalFiles`: the emulator's upload
-endpoint, else a ``data:image/...;base64,`` value where the model's list allows those.
+or remove it. A local file becomes a URL through the client's
+:meth:`~genlab.Client.reference_url`, which uploads it where the service takes uploads and
+otherwise inlines it as a ``data:image/...;base64,`` value where the model's list allows those;
+the editor only says which of the two will happen.
 """
 
 from __future__ import annotations
 
 import html
-import mimetypes
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import ipywidgets as widgets
 
+from genlab._errors import GenlabError
 from genlab.catalog import OMIT, FieldSpec
-from genlab.client import data_uri
 from genlab.widgets._fields import STYLE, FieldRow, choice_label
+from genlab.widgets._protocols import StudioClient
 
 ACCEPT = {"image": "image/*", "video": "video/*,.mp4,.mov", "audio": "audio/*,.wav,.mp3"}
 # How much of a URL a row shows (data: values are long).
 SHOWN_URL = 60
-
-
-def uploads_supported(client: Any) -> bool:
-    """Whether local files can be uploaded to the service the client talks to.
-
-    True for the embedded emulator (``client.is_emulator``, set by ``genlab.connect()``) or
-    any client that says ``supports_uploads``; the real service has no upload endpoint.
-    """
-    if not callable(getattr(client, "upload", None)):
-        return False
-    return bool(getattr(client, "is_emulator", False) or getattr(client, "supports_uploads", False))
-
-
-class LocalFiles:
-    """Turns a local file into a reference URL for one client.
-
-    Example:
-        files = LocalFiles(client)
-        url = files.to_url(open("cat.png", "rb").read(), "cat.png", spec)
-    """
-
-    def __init__(self, client: Any) -> None:
-        self.client = client
-        self.uploads = uploads_supported(client)
-
-    def to_url(self, data: bytes, filename: str, spec: FieldSpec) -> str:
-        """The URL to send for the file; raises ValueError when the list needs a public URL."""
-        if self.uploads:
-            return str(self.client.upload(data, filename))
-        mime = mimetypes.guess_type(filename)[0] or ""
-        if spec.allow_data_uri and spec.media_kind == "image":
-            if not mime.startswith("image/"):
-                raise ValueError(f"{filename} is not an image file ({mime or 'unknown type'})")
-            return data_uri(data, filename)
-        raise ValueError(
-            f"{spec.name} of this model needs a public http(s) URL; the service cannot take a "
-            f"local file here. Put {filename} somewhere public and paste its address."
-        )
 
 
 def short_url(url: str) -> str:
@@ -78,9 +42,9 @@ class ReferenceList(FieldRow):
     (video-e's ``keep_original_sound``).
     """
 
-    def __init__(self, spec: FieldSpec, files: LocalFiles | None) -> None:
+    def __init__(self, spec: FieldSpec, client: StudioClient | None = None) -> None:
         super().__init__(spec, layout=widgets.Layout(border="1px solid #ddd", padding="4px"))
-        self.files = files
+        self.client = client
         self._items: list[dict[str, Any]] = []
         self.title = widgets.HTML(tooltip=spec.description)
         self.rows = widgets.VBox()
@@ -105,10 +69,15 @@ class ReferenceList(FieldRow):
         self._finish([self.title, self.rows, add_row, self.note])
         self._render()
 
+    @property
+    def inline_allowed(self) -> bool:
+        """Whether a local file may go inline as a ``data:`` URI (images, where allowed)."""
+        return self.spec.allow_data_uri and self.spec.media_kind == "image"
+
     def _upload_tooltip(self) -> str:
-        if self.files is not None and self.files.uploads:
+        if self.client is not None and self.client.supports_uploads:
             return "The file is uploaded to the emulator, which gives it a URL."
-        if self.spec.allow_data_uri and self.spec.media_kind == "image":
+        if self.inline_allowed:
             return "The file is sent inline as a data: URI."
         return "This model needs a public URL for this list; local files cannot be sent."
 
@@ -147,11 +116,15 @@ class ReferenceList(FieldRow):
         """Append a local file (uploaded, or inlined where allowed); returns its URL.
 
         Raises:
-            ValueError: the list needs a public URL (nothing was added).
+            ValueError: the editor has no client to send files with.
+            GenlabError: the file cannot be sent (``InvalidParameterError`` when the list needs
+                a public URL), or its upload failed. Nothing was added.
         """
-        if self.files is None:
+        if self.client is None:
             raise ValueError("local files cannot be added here; paste a public URL")
-        url = self.files.to_url(data, filename, self.spec)
+        url = self.client.reference_url(
+            data, filename, allow_data_uri=self.inline_allowed, field=self.spec.name
+        )
         self.add(url, reference_type)
         return url
 
@@ -212,7 +185,7 @@ class ReferenceList(FieldRow):
                 continue
             try:
                 self.add_file(bytes(file["content"]), str(file["name"]))
-            except Exception as exc:  # shown, never raised: this runs in a widget callback
+            except (GenlabError, ValueError) as exc:  # shown: this runs in a widget callback
                 notes.append(f"{file['name']}: {exc}")
         self.note.value = "" if not notes else (
             '<div style="color:#b00020">' + "<br>".join(html.escape(n) for n in notes) + "</div>"

@@ -3,7 +3,7 @@
 Example:
     import genlab
     client = genlab.connect()
-    studio = genlab.widgets.Studio(client)      # or client.studio()
+    studio = genlab.studio(client)              # or genlab.widgets.Studio(client)
     studio                                      # display it
 
 The Studio can be driven from code as well as by hand::
@@ -20,27 +20,57 @@ from __future__ import annotations
 
 import html
 import tempfile
-import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
 from genlab._errors import InvalidParameterError
 from genlab.catalog import CATALOG, Preview, preview
+from genlab.widgets._background import Background
 from genlab.widgets._card import TaskCard
-from genlab.widgets._compare import ComparePanel, compare_available
+from genlab.widgets._compare import ComparePanel
 from genlab.widgets._fields import STYLE, error_html, side_label, toggle_buttons
 from genlab.widgets._form import ModelForm
 from genlab.widgets._history import HistoryPanel
-from genlab.widgets._references import LocalFiles
+from genlab.widgets._protocols import StudioClient
+from genlab.widgets._references import ReferenceList
+
+if TYPE_CHECKING:
+    import concurrent.futures
+
+    from genlab.comparison import Comparison
 
 
-class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
-    """A notebook studio for every model in the catalog.
+def studio(
+    client: StudioClient,
+    *,
+    model: str | None = None,
+    media_dir: str | Path | None = None,
+    history_rows: int = 20,
+) -> Studio:
+    """A :class:`Studio` on ``client``; also ``genlab.studio(client)``.
 
     Args:
         client: a :class:`genlab.Client` (the synchronous one: tasks run on its runner).
+        model: the model shown first (default: the catalog's first).
+        media_dir: where results are saved for embedding (default: a temporary folder).
+        history_rows: how many recent tasks the history panel shows.
+
+    Example:
+        import genlab
+        client = genlab.connect()
+        genlab.studio(client, model="image-d")   # the last expression of a cell: displayed
+    """
+    return Studio(client, model=model, media_dir=media_dir, history_rows=history_rows)
+
+
+class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
+    """A notebook studio for every model in the catalog; ``genlab.studio(client)`` makes one.
+
+    Args:
+        client: a :class:`genlab.Client` (the synchronous one: tasks run on its runner), or
+            anything else with the :class:`~genlab.widgets.StudioClient` surface.
         model: the model shown first (default: the catalog's first).
         media_dir: where results are saved for embedding (default: a temporary folder).
         history_rows: how many recent tasks the history panel shows.
@@ -54,21 +84,21 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
 
     def __init__(
         self,
-        client: Any,
+        client: StudioClient,
         *,
         model: str | None = None,
         media_dir: str | Path | None = None,
         history_rows: int = 20,
     ) -> None:
         super().__init__()
-        if not callable(getattr(client, "generate_future", None)):
+        if not isinstance(client, StudioClient):
             raise TypeError(
                 f"Studio needs a genlab.Client (its tasks run on the client's runner thread), "
                 f"got {type(client).__name__}"
             )
         self.client = client
         self.add_class("genlab-studio")
-        self.files = LocalFiles(client)
+        self._work = Background.shared()
         self.media_dir = (
             Path(media_dir) if media_dir else Path(tempfile.mkdtemp(prefix="genlab-studio-"))
         )
@@ -109,14 +139,10 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         self.reset_button.on_click(lambda _b: self.reset())
         self.card_box = widgets.VBox()
         self.history_panel = HistoryPanel(client.history, limit=history_rows)
-        self.compare_panel: ComparePanel | None = None
-        sections: list[tuple[str, widgets.Widget]] = []
-        if compare_available():
-            self.compare_panel = ComparePanel(client, prompt=self._prompt)
-            sections.append(("Compare models", self.compare_panel))
-        sections.append(("History", self.history_panel))
+        self.compare_panel = ComparePanel(client, prompt=self._prompt)
         self.extras = widgets.Accordion(
-            children=[w for _, w in sections], titles=tuple(t for t, _ in sections)
+            children=[self.compare_panel, self.history_panel],
+            titles=("Compare models", "History"),
         )
         self.kind_picker.observe(self._kind_picked, "value")
         self.model_picker.observe(self._model_picked, "value")
@@ -177,7 +203,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
     def _show(self, model: str) -> None:
         form = self.forms.get(model)
         if form is None:
-            form = self.forms[model] = ModelForm(CATALOG[model], self.files)
+            form = self.forms[model] = ModelForm(CATALOG[model], self.client)
             form.on_edit(self._refresh)
         shown = self.form_box.children[0] if self.form_box.children else None
         if isinstance(shown, ModelForm) and shown is not form:
@@ -224,12 +250,14 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         """Add a local file to a reference list, as the Upload button does; returns its URL.
 
         Raises:
-            ValueError: the model has no such list, or the list needs a public URL.
+            ValueError: the model has no such list.
+            GenlabError: the file cannot be sent (``InvalidParameterError`` when the list needs
+                a public URL), or its upload failed.
         """
         row = self.form.fields.get(list_name)
-        if row is None or not hasattr(row, "add_file"):
+        if not isinstance(row, ReferenceList):
             raise ValueError(f"{self.model} has no reference list {list_name!r}")
-        return str(row.add_file(data, filename, reference_type))
+        return row.add_file(data, filename, reference_type)
 
     @property
     def body(self) -> dict[str, Any]:
@@ -287,7 +315,8 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         self.card_box.children = [card, *self.card_box.children]
         card.start()
         if card.future is not None and self.history_panel.available:
-            card.future.add_done_callback(lambda _f: self._refresh_history_later())
+            # Runs on the client's runner thread: the history is read on a worker instead.
+            card.future.add_done_callback(lambda _f: self._work.run(self.history_panel.refresh))
         self.history_panel.refresh()
         return card
 
@@ -297,19 +326,12 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         except Exception as exc:  # a widget callback: shown, never raised
             self.errors.value = error_html([f"{type(exc).__name__}: {exc}"])
 
-    def _refresh_history_later(self) -> None:
-        # From the runner thread: read the history on a worker, not on the runner's loop.
-        threading.Thread(
-            target=self.history_panel.refresh, name="genlab-history", daemon=True
-        ).start()
-
-    def compare(self, models: list[str]) -> Any:
+    def compare(self, models: list[str]) -> concurrent.futures.Future[Comparison]:
         """Send the current prompt to ``models``; returns a future of the Comparison.
 
         Raises:
-            RuntimeError: genlab's comparison module is not available.
+            ValueError: no model given, or no prompt written.
+            TypeError: the client is not a :class:`genlab.Client` (comparisons block on one).
         """
-        if self.compare_panel is None:
-            raise RuntimeError("genlab.comparison is not installed; compare is unavailable")
         self.extras.selected_index = 0
         return self.compare_panel.run(models)

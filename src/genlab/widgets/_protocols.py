@@ -1,0 +1,61 @@
+"""What the widgets need from a client, written down once.
+
+A :class:`genlab.Client` has all of it; so may a test double or a client of another service.
+The widgets call nothing else on the client they are given.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from genlab.client import TaskJournal, TaskRecord
+
+
+@runtime_checkable
+class StudioClient(Protocol):
+    """The client surface of the Studio, its task cards, compare panel and reference editor.
+
+    ``genlab.Client`` satisfies it; an ``AsyncClient`` does not (the widgets run tasks on a
+    synchronous client's runner thread).
+
+    Example:
+        >>> import genlab
+        >>> from genlab.widgets import StudioClient
+        >>> with genlab.Client("http://localhost:1", "key") as client:
+        ...     isinstance(client, StudioClient)
+        True
+    """
+
+    @property
+    def base_url(self) -> str:
+        """The service's address, shown in the Studio's title."""
+
+    @property
+    def history(self) -> TaskJournal:
+        """The journal the history panel reads (a :class:`genlab.History` to show rows)."""
+
+    @property
+    def supports_uploads(self) -> bool:
+        """Whether local files can be uploaded (the reference editor says so)."""
+
+    def generate_future(
+        self,
+        request_or_body: Mapping[str, Any],
+        /,
+        *,
+        on_update: Callable[[TaskRecord], object] | None = None,
+    ) -> concurrent.futures.Future[TaskRecord]:
+        """Submit and wait in the background; ``on_update`` sees each new status."""
+
+    def download(self, record: TaskRecord, directory: str | os.PathLike[str]) -> list[Path]:
+        """Save a succeeded task's media into ``directory`` (blocking)."""
+
+    def reference_url(
+        self, data: bytes, filename: str, *, allow_data_uri: bool, field: str | None = None
+    ) -> str:
+        """The URL to send for a local file: uploaded, inlined, or an error saying why not
+        (``field`` names the reference list in it)."""
