@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+from genlab.catalog._address import canonical_body, content_address, media_digest
 from genlab.catalog._base import RequestBase
 from genlab.catalog._dimensions import DEFAULT_DURATION, DEFAULT_FPS
 from genlab.catalog._forms import (
@@ -31,7 +32,7 @@ from genlab.catalog._forms import (
 )
 from genlab.catalog._image import ImageA, ImageB, ImageC, ImageD, ImageRequest
 from genlab.catalog._inputs import media_problems_for
-from genlab.catalog._media import MediaInfo, MediaRequirements, media_problems
+from genlab.catalog._media import MB, MediaInfo, MediaRequirements, media_problems
 from genlab.catalog._output import OutputPlan, output_size, plan_output
 from genlab.catalog._parts import FieldBounds, ImageReference, Mode, Reference, Shot, field_bounds
 from genlab.catalog._registry import CATALOG, GenerationRequest, estimate_credits, validate
@@ -51,6 +52,7 @@ __all__ = [
     "ImageD",
     "ImageReference",
     "ImageRequest",
+    "MB",
     "MediaInfo",
     "MediaRequirements",
     "Mode",
@@ -67,12 +69,15 @@ __all__ = [
     "VideoE",
     "VideoF",
     "VideoRequest",
+    "canonical_body",
+    "content_address",
     "detect_mode",
     "estimate_credits",
     "field_bounds",
     "form_body",
     "form_fields",
     "hidden_fields",
+    "media_digest",
     "media_problems",
     "media_problems_for",
     "output_size",
