@@ -4,16 +4,28 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import uvicorn
 
-from genlab.emulator import DEFAULT_API_KEY, FaultConfig, create_app, listening_socket
+from genlab.emulator import (
+    DEFAULT_API_KEY,
+    FaultConfig,
+    check_api_key,
+    create_app,
+    listening_socket,
+)
 
 
 def _serve(args: argparse.Namespace) -> int:
+    try:
+        check_api_key(args.api_key)
+    except ValueError as exc:
+        print(f"genlab serve: {exc}", file=sys.stderr)
+        return 2
     faults = FaultConfig(
         fail_rate=args.fail_rate,
         error_rate=args.error_rate,
@@ -39,11 +51,26 @@ def _serve(args: argparse.Namespace) -> int:
     print(f"  export GENLAB_BASE_URL={base_url}", flush=True)
     print("  export GENLAB_API_KEY=<the key given with --api-key or GENLAB_API_KEY>", flush=True)
     config = uvicorn.Config(app, log_level=args.log_level, access_log=False)
+    # uvicorn shuts down gracefully on SIGINT and SIGTERM, then raises the signal again with
+    # the handler found before it started; this one turns SIGTERM into an exception, so the
+    # cleanup below runs instead of the default handler ending the process on the spot.
+    previous = signal.signal(signal.SIGTERM, _stop)
     try:
         uvicorn.Server(config).run(sockets=[sock])
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, _Stopped):
         pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        app.emulator.close()  # removes the temporary media folder (never a --media-dir)
     return 0
+
+
+class _Stopped(Exception):
+    """SIGTERM arrived."""
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise _Stopped
 
 
 def _demo(args: argparse.Namespace) -> int:

@@ -25,7 +25,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 FIGURES_PATH = ROOT / "build" / "reliability" / "figures.json"
 # Sections in the order the report shows them.
-ORDER = ("soak", "crash", "parity", "schemathesis", "load", "bad_media", "secrets", "escaping")
+ORDER = (
+    "soak", "crash", "parity", "schemathesis", "load", "bad_media", "hostile", "secrets", "escaping"
+)
 
 
 @dataclass

@@ -86,7 +86,8 @@ def render_markdown(data: dict[str, Any]) -> str:
         "Measured by the reliability suite (`tests/reliability/`): soak under injected faults, "
         "crash and resume, parity fuzz between `genlab.validate` and the emulator, "
         "schemathesis over the emulator's OpenAPI document, load, bad reference media, "
-        "secrets and escaping. Every figure with a goal is also asserted by its test.",
+        "hostile input, secrets and escaping. Every figure with a goal is also asserted by "
+        "its test.",
         "",
         f"- Date: {written[:10]} ({written} UTC)",
         f"- Scale: {_scale_line(data)}",

@@ -35,7 +35,13 @@ from genlab.catalog._inputs import media_problems_for
 from genlab.catalog._media import MB, MediaInfo, MediaRequirements, media_problems
 from genlab.catalog._output import OutputPlan, output_size, plan_output
 from genlab.catalog._parts import FieldBounds, ImageReference, Mode, Reference, Shot, field_bounds
-from genlab.catalog._registry import CATALOG, GenerationRequest, estimate_credits, validate
+from genlab.catalog._registry import (
+    CATALOG,
+    GenerationRequest,
+    declared_fields,
+    estimate_credits,
+    validate,
+)
 from genlab.catalog._video import VideoA, VideoB, VideoC, VideoD, VideoE, VideoF
 from genlab.catalog._video_base import VideoRequest
 
@@ -71,6 +77,7 @@ __all__ = [
     "VideoRequest",
     "canonical_body",
     "content_address",
+    "declared_fields",
     "detect_mode",
     "estimate_credits",
     "field_bounds",

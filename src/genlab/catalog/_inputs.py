@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 from genlab._errors import ErrorDetail
 from genlab.catalog._base import RequestBase
-from genlab.catalog._media import MediaInfo, media_problems
+from genlab.catalog._media import DURATION_TOLERANCE, MediaInfo, media_problems
 from genlab.catalog._parts import Reference
 
 Probed = Mapping[str, Sequence[MediaInfo]]
@@ -44,7 +44,8 @@ def media_problems_for(request: RequestBase, probed: Probed) -> list[ErrorDetail
             for message in media_problems(name, f"{list_name}[{i}]", info, rules):
                 out.append(ErrorDetail((list_name, i), message))
             total += info.duration or 0.0
-        if rules.max_total_duration is not None and total > rules.max_total_duration + 0.05:
+        most = rules.max_total_duration
+        if most is not None and total > most + DURATION_TOLERANCE:
             out.append(
                 ErrorDetail(
                     (list_name,),
@@ -57,7 +58,7 @@ def media_problems_for(request: RequestBase, probed: Probed) -> list[ErrorDetail
     limit = request.MAX_INPUT_PLUS_OUTPUT
     if limit is not None and total_input:
         output = request.requested_duration or 0.0
-        if total_input + output > limit + 0.05:
+        if total_input + output > limit + DURATION_TOLERANCE:
             out.append(
                 ErrorDetail(
                     ("duration",),

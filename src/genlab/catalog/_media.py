@@ -12,6 +12,43 @@ from typing import Literal
 MediaKind = Literal["image", "video", "audio"]
 
 MB = 1024 * 1024
+"""One "MB" of the interface's media rules: a mebibyte (2**20 bytes), the tolerant reading.
+
+Reading "MB" as 10**6 bytes would refuse files the service may well accept; reading it as a
+mebibyte accepts everything the stricter reading accepts. Every byte limit, message and cap in
+genlab uses this one constant (see docs/spec-decisions.md)."""
+
+DURATION_TOLERANCE = 0.05
+"""Seconds a clip's measured duration may pass a duration bound by.
+
+A container's stated length differs from the nominal one by a frame or an audio codec's
+priming samples (an AAC track of "3 s" lasts 3.0213 s); 0.05 s absorbs that and nothing a
+person would call longer. Applied to every clip, total and input-plus-output bound."""
+
+RESOLUTION_TIERS: tuple[tuple[int, str], ...] = (
+    (2160, "2160P"),
+    (1440, "1440P"),
+    (1080, "1080P"),
+    (720, "720P"),
+    (480, "480P"),
+)
+"""Video tiers by the shorter side, largest first."""
+
+
+def resolution_tier(width: int, height: int) -> str | None:
+    """The tier of a video: the largest tier its shorter side reaches (None below 480P).
+
+    The tier names the shorter side, as the output sizes do (720P 16:9 is 1280x720).
+
+    Example:
+        >>> resolution_tier(1280, 720), resolution_tier(834, 1112), resolution_tier(1000, 410)
+        ('720P', '720P', None)
+    """
+    short = min(width, height)
+    for floor, label in RESOLUTION_TIERS:
+        if short >= floor:
+            return label
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +99,7 @@ class MediaRequirements:
     min_fps: float | None = None
     min_fps_exclusive: bool = False
     max_fps: float | None = None
+    resolutions: tuple[str, ...] | None = None
     allow_data_uri: bool = False
 
     def describe(self) -> str:
@@ -149,11 +187,17 @@ def media_problems(
             bad(f"has {pixels} pixels ({size}); at least {rules.min_pixels} are required")
         if rules.max_pixels is not None and pixels > rules.max_pixels:
             bad(f"has {pixels} pixels ({size}); at most {rules.max_pixels} are allowed")
+        if rules.resolutions is not None and resolution_tier(w, h) not in rules.resolutions:
+            tier = resolution_tier(w, h) or "below 480P"
+            bad(
+                f"is {size} ({tier} by its shorter side of {min(w, h)} pixels); {model} "
+                f"accepts {' or '.join(rules.resolutions)} videos"
+            )
     if info.duration is not None:
         d = info.duration
-        if rules.min_duration is not None and d < rules.min_duration - 0.05:
+        if rules.min_duration is not None and d < rules.min_duration - DURATION_TOLERANCE:
             bad(f"lasts {d:.2f} s; each clip must last at least {_num(rules.min_duration)} s")
-        if rules.max_duration is not None and d > rules.max_duration + 0.05:
+        if rules.max_duration is not None and d > rules.max_duration + DURATION_TOLERANCE:
             bad(f"lasts {d:.2f} s; each clip may last at most {_num(rules.max_duration)} s")
     if info.fps is not None:
         if rules.min_fps is not None:

@@ -39,6 +39,8 @@ class OutputPlan:
         billed_seconds: seconds the service bills; None for images, and while the bill depends
             on an input video that was not given.
         credits: the price, where one is published; None everywhere else (never a guess).
+        audio_from_input: the audio track is the input video's own (see
+            ``VideoRequest.source_audio_video``), not generated.
     """
 
     width: int
@@ -50,6 +52,7 @@ class OutputPlan:
     count: int = 1
     billed_seconds: float | None = None
     credits: int | None = None
+    audio_from_input: bool = False
 
 
 def plan_output(
@@ -67,7 +70,7 @@ def plan_output(
     Example:
         >>> from genlab.catalog import MediaInfo, plan_output, validate
         >>> plan_output(validate({"model": "video-a", "prompt": "a fox", "duration": 10}))
-        OutputPlan(width=1280, height=720, duration=10.0, fps=24, audio=False, last_frame=False, count=1, billed_seconds=10.0, credits=1600)
+        OutputPlan(width=1280, height=720, duration=10.0, fps=24, audio=False, last_frame=False, count=1, billed_seconds=10.0, credits=1600, audio_from_input=False)
         >>> edit = validate({"model": "video-e", "prompt": "make it snow",
         ...                  "reference_videos": [{"url": "https://x/a.mp4",
         ...                                        "reference_type": "edit_source"}]})
@@ -82,18 +85,27 @@ def plan_output(
     billed = billed_seconds(request, seconds)
     credits = _credits(request, billed)
     if isinstance(request, VideoRequest):
+        kept = _kept_audio(request, probed)
         return OutputPlan(
             width,
             height,
             duration=whole_frames(request.output_duration(seconds), DEFAULT_FPS),
             fps=DEFAULT_FPS,
-            audio=request.generates_audio,
+            audio=request.generates_audio or kept,
+            audio_from_input=kept,
             last_frame=request.wants_last_frame,
             billed_seconds=billed,
             credits=credits,
         )
     count = request.image_count if isinstance(request, ImageRequest) else 1
     return OutputPlan(width, height, count=count, billed_seconds=billed, credits=credits)
+
+
+def _kept_audio(request: VideoRequest, probed: Mapping[str, Sequence[MediaInfo]]) -> bool:
+    """Whether the output keeps an input video's audio: asked for, and the video has one."""
+    index = request.source_audio_video
+    videos = probed.get("reference_videos", ())
+    return index is not None and index < len(videos) and videos[index].has_audio
 
 
 def output_size(

@@ -69,6 +69,25 @@ def validate(body: Mapping[str, Any] | RequestBase) -> RequestBase:
         ) from None
 
 
+def declared_fields(model: str) -> frozenset[str] | None:
+    """The body fields the catalog declares for ``model``; None for a model it does not know.
+
+    What the client's ``extra_body=`` sends unchecked is what falls outside this set.
+
+    Example:
+        >>> {"model", "prompt", "duration"} <= declared_fields("video-a")
+        True
+        >>> declared_fields("video-z") is None
+        True
+    """
+    cls = CATALOG.get(model)
+    if cls is None:
+        return None
+    names = {name for name in cls.model_fields}
+    names |= {f.alias for f in cls.model_fields.values() if f.alias}
+    return frozenset(names)
+
+
 def estimate_credits(
     body: Mapping[str, Any] | RequestBase, *, input_video_seconds: float | None = None
 ) -> int | None:
@@ -88,4 +107,4 @@ def estimate_credits(
     return credits_for(validate(body), input_video_seconds)
 
 
-__all__ = ["CATALOG", "GenerationRequest", "estimate_credits", "validate"]
+__all__ = ["CATALOG", "GenerationRequest", "declared_fields", "estimate_credits", "validate"]

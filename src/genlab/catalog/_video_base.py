@@ -131,6 +131,23 @@ class VideoRequest(RequestBase):
         """Whether the last frame is to be returned as an image (only video-b offers it)."""
         return False
 
+    @property
+    def seed(self) -> int | None:
+        """The seed the request fixes; None when it has none or asks for a random one (-1)."""
+        return None
+
+    @property
+    def watermarked(self) -> bool:
+        """Whether the output shows a visible watermark (only video-b offers one)."""
+        return False
+
+    @property
+    def source_audio_video(self) -> int | None:
+        """The index in ``reference_videos`` of the video whose own audio track the output
+        keeps (video-c's ``audio_setting: origin`` when editing, video-e's
+        ``keep_original_sound``); None when the output keeps no input's audio."""
+        return None
+
     def output_duration(self, input_video_seconds: float | None = None) -> float:
         """Seconds of output: ``duration``, or the input video's length where the mode says so.
 

@@ -19,6 +19,7 @@ from genlab.emulator._faults import FaultConfig
 from genlab.emulator._server import (
     EmulatorApp,
     EmulatorHandle,
+    check_api_key,
     create_app,
     listening_socket,
     start,
@@ -31,6 +32,7 @@ __all__ = [
     "EmulatorHandle",
     "EmulatorState",
     "FaultConfig",
+    "check_api_key",
     "create_app",
     "listening_socket",
     "samples",

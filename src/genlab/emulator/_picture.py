@@ -24,7 +24,7 @@ _TRACK, _FILL = (24, 26, 34), (250, 250, 250)
 _TITLE_RGB, _BODY_RGB = (255, 255, 255), (226, 230, 238)
 _REF_SIZE = 100  # words are measured once at this font size; widths scale with the size
 _MIN_SIZE = 6
-_MAX_CHARS = 2000  # no longer line could be read at any size; this caps the layout work
+MAX_CHARS = 2000  # no longer line could be read at any size; this caps the layout work
 
 
 def text_seed(lines: Sequence[str]) -> int:
@@ -86,9 +86,10 @@ def planar_field(width: int, height: int, *, seed: int) -> U8Array:
 
 
 def draw_scene(
-    width: int, height: int, lines: Sequence[str], *, seed: int, bar: bool
+    width: int, height: int, lines: Sequence[str], *, seed: int, bar: bool, watermark: bool = False
 ) -> tuple[U8Array, Bar]:
-    """The colour field with ``lines`` on a dark panel and, if ``bar``, an empty bar track."""
+    """The colour field with ``lines`` on a dark panel, if ``bar`` an empty bar track, and if
+    ``watermark`` a watermark in the top right corner."""
     pixels = planar_field(width, height, seed=seed)
     short = min(width, height)
     margin, pad = max(2, round(short * 0.06)), max(2, round(short * 0.025))
@@ -103,7 +104,32 @@ def draw_scene(
     box = (margin + pad, margin + pad, width - margin - pad, bottom - pad)
     if box[2] - box[0] >= 8 and box[3] - box[1] >= 8:
         _draw_text(pixels, layout(lines, box[2] - box[0], box[3] - box[1]), box, pad)
+    if watermark:
+        draw_watermark(pixels)
     return pixels, geometry
+
+
+WATERMARK = "AI generated · genlab"
+
+
+def draw_watermark(pixels: U8Array) -> None:
+    """Stamp :data:`WATERMARK` in white with a dark outline in the top right corner, sized to
+    the picture, as a service's visible watermark is."""
+    height, width, _ = pixels.shape
+    size = max(_MIN_SIZE, round(min(width, height) * 0.045))
+    face = font(size)
+    stroke = max(1, size // 8)
+    text_w = math.ceil(face.getlength(WATERMARK)) + 2 * stroke
+    text_h = line_height(size) + 2 * stroke
+    margin = max(2, round(min(width, height) * 0.02))
+    x0, y0 = max(0, width - margin - text_w), min(margin, max(0, height - text_h))
+    region = pixels[y0 : y0 + text_h, x0 : x0 + text_w]
+    img = Image.fromarray(region)
+    ImageDraw.Draw(img).text(
+        (stroke, stroke), WATERMARK, font=face, fill=_FILL, stroke_width=stroke,
+        stroke_fill=_TRACK,
+    )
+    region[:] = np.asarray(img)
 
 
 def _draw_text(
@@ -136,7 +162,7 @@ def layout(lines: Sequence[str], box_w: int, box_h: int) -> list[tuple[str, int]
     The first line is a title, 1.3 times larger. Words of up to 20 characters never break;
     longer ones (URLs, hashes) break anywhere rather than shrink all the text.
     """
-    texts = [t for t in (" ".join(line.split())[:_MAX_CHARS] for line in lines) if t]
+    texts = [t for t in (" ".join(line.split())[:MAX_CHARS] for line in lines) if t]
     if not texts:
         return []
     ref = font(_REF_SIZE)

@@ -21,11 +21,10 @@ import functools
 import io
 import math
 import struct
-import wave
 import zlib
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Any
 
 import av
 import numpy as np
@@ -39,6 +38,14 @@ from genlab.emulator._picture import (
     planar_field,
     text_seed,
 )
+from genlab.emulator._sound import (
+    AAC_FRAME,
+    SAMPLE_RATE,
+    add_tone_track,
+    clear_sound_cache,
+    render_audio,
+    track_packets,
+)
 
 __all__ = [
     "clear_render_cache",
@@ -49,23 +56,12 @@ __all__ = [
     "render_video",
 ]
 
-F32Array = np.ndarray[Any, np.dtype[np.float32]]
-
 # Constant QP rather than CRF: near-identical P-frames then stay all-skip, which halves the
 # encode time and the size; keyframes get QP ~21 through x264's default I/P ratio.
 _X264_OPTIONS = {"preset": "ultrafast", "tune": "zerolatency", "qp": "24"}
 _BT709 = 1  # AVCOL_SPC/PRI/TRC_BT709 share the value 1; tagging tells players the matrix.
 _MPEG_RANGE = 1  # AVCOL_RANGE_MPEG: the limited range swscale produces for yuv420p.
 
-_SAMPLE_RATE = 48_000
-_AAC_FRAME = 1024
-# A soft major triad (4:5:6) whose partials are whole multiples of 48000/1024 Hz, so the
-# signal repeats exactly every AAC frame and one steady packet can stand in for any other.
-_CHORD_HZ = (375.0, 468.75, 562.5)
-_LEVEL = 0.12
-_FADE_FRAMES = 12  # a quarter second of fade at each end
-_MARGIN = 3  # AAC windows overlap their neighbours and the encoder looks ahead a frame
-_CLIP_FRAMES = 2 * (_FADE_FRAMES + 2 * _MARGIN)
 
 
 def render_video(
@@ -76,6 +72,9 @@ def render_video(
     lines: Sequence[str],
     audio: bool = False,
     fps: int = DEFAULT_FPS,
+    seed: int | None = None,
+    watermark: bool = False,
+    audio_track: bytes | None = None,
 ) -> bytes:
     """An H.264/yuv420p MP4 (moov first) showing ``lines`` and a bar that fills each second.
 
@@ -85,6 +84,11 @@ def render_video(
         lines: text to show, e.g. model, prompt and settings; the first line is the title.
         audio: add a mono 48 kHz AAC track of a soft chord, as long as the video.
         fps: whole frames per second.
+        seed: picks the colours; None derives them from ``lines``. The same arguments always
+            give the same bytes.
+        watermark: draw a visible watermark in the top right corner of every frame.
+        audio_track: with ``audio``, this track (from ``_sound.input_audio_track``) instead
+            of the chord, cut to the video's length.
 
     Raises:
         ValueError: for odd or non-positive sizes, or a non-positive duration or fps.
@@ -93,7 +97,8 @@ def render_video(
     if fps <= 0:
         raise ValueError(f"fps must be positive, got {fps}")
     n_frames = _frame_count(duration, fps)
-    second = _encoded_second(width, height, tuple(lines), fps)
+    look = text_seed(lines) if seed is None else seed
+    second = _encoded_second(width, height, tuple(lines), fps, look, watermark)
 
     buf = io.BytesIO()
     with contextlib.ExitStack() as stack:
@@ -111,16 +116,16 @@ def render_video(
             pts = i // fps * step + start
             events.append((pts * vtb, pts, dur, packet, vout, vtb))
         if audio:
-            n_samples = round(n_frames * _SAMPLE_RATE / fps)
-            asrc, tone = _tone_packets(n_samples)
+            n_samples = round(n_frames * SAMPLE_RATE / fps)
+            asrc, tone = track_packets(n_samples, audio_track)
             stack.enter_context(asrc)
             aout = out.add_stream_from_template(asrc.streams.audio[0])
-            atb = Fraction(1, _SAMPLE_RATE)
+            atb = Fraction(1, SAMPLE_RATE)
             for q, packet in enumerate(tone):
                 # Packet 0 is the encoder's priming frame and starts a frame early; the mp4
                 # muxer turns the negative start into an edit list so players skip it.
-                pts = (q - 1) * _AAC_FRAME
-                dur = max(min(q * _AAC_FRAME, n_samples) - pts, 1)
+                pts = (q - 1) * AAC_FRAME
+                dur = max(min(q * AAC_FRAME, n_samples) - pts, 1)
                 events.append((pts * atb, pts, dur, packet, aout, atb))
             events.sort(key=lambda e: e[0])
         for _, pts, dur, pkt, stream, time_base in events:
@@ -135,7 +140,13 @@ def render_video(
 
 
 def render_frame_png(
-    width: int, height: int, *, lines: Sequence[str], progress: float = 1.0
+    width: int,
+    height: int,
+    *,
+    lines: Sequence[str],
+    progress: float = 1.0,
+    seed: int | None = None,
+    watermark: bool = False,
 ) -> bytes:
     """One frame in :func:`render_video`'s look as a PNG, e.g. a cover or a last frame.
 
@@ -143,9 +154,11 @@ def render_frame_png(
         width, height: exact size of the PNG in pixels.
         lines: the same text the video shows.
         progress: how full the bar is, from 0.0 to 1.0.
+        seed, watermark: as for :func:`render_video`.
     """
     _check_image_size(width, height)
-    pixels, bar = draw_scene(width, height, lines, seed=text_seed(lines), bar=True)
+    look = text_seed(lines) if seed is None else seed
+    pixels, bar = draw_scene(width, height, lines, seed=look, bar=True, watermark=watermark)
     draw_bar(pixels, bar, progress)
     return encode_png(pixels)
 
@@ -163,37 +176,14 @@ def render_image(width: int, height: int, *, lines: Sequence[str], seed: int = 0
     return encode_png(pixels)
 
 
-def render_audio(duration: float, *, format: str = "wav") -> bytes:
-    """A soft chord lasting ``duration`` seconds, as 48 kHz mono WAV (16-bit) or MP3.
-
-    Args:
-        duration: seconds.
-        format: ``wav`` or ``mp3`` (needs PyAV's libmp3lame encoder).
-
-    Raises:
-        ValueError: for a non-positive duration, an unknown format, or ``mp3`` when this
-            PyAV build has no MP3 encoder.
-    """
-    fmt = format.lower()
-    if fmt not in {"wav", "mp3"}:
-        raise ValueError(f"unknown audio format {format!r}; use 'wav' or 'mp3'")
-    if fmt == "mp3" and "libmp3lame" not in av.codecs_available:
-        raise ValueError("mp3 needs the libmp3lame encoder, which this PyAV build lacks")
-    n = _frame_count(duration, _SAMPLE_RATE)
-    samples = _tone(n, min(_FADE_FRAMES * _AAC_FRAME, n // 2))
-    if fmt == "mp3":
-        return _encode_audio(samples, "mp3", "libmp3lame", 1152)
-    buf = io.BytesIO()
-    with wave.open(buf, "wb") as wav:
-        wav.setnchannels(1)
-        wav.setsampwidth(2)
-        wav.setframerate(_SAMPLE_RATE)
-        wav.writeframes((samples * 32767).astype("<i2").tobytes())
-    return buf.getvalue()
-
-
 def render_test_video(
-    width: int, height: int, duration: float, *, fps: float = 24, container: str = "mp4"
+    width: int,
+    height: int,
+    duration: float,
+    *,
+    fps: float = 24,
+    container: str = "mp4",
+    tone_hz: float | None = None,
 ) -> bytes:
     """A plain H.264 clip at any frame rate, in MP4 or MOV, for reference-media fixtures.
 
@@ -202,6 +192,7 @@ def render_test_video(
         duration: seconds; the clip has ``round(duration * fps)`` frames.
         fps: frames per second, e.g. 8, 23.976, 30 or 60.
         container: ``mp4`` or ``mov``.
+        tone_hz: add a mono AAC track of a pure tone of this frequency, as long as the clip.
     """
     _check_video_size(width, height)
     if container not in {"mp4", "mov"}:
@@ -218,6 +209,7 @@ def render_test_video(
         stream = out.add_stream("libx264", rate=Fraction(fps).limit_denominator(1001))
         stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
         stream.options = {**_X264_OPTIONS, "x264-params": "bframes=0"}
+        tone = add_tone_track(out, n_frames / fps, tone_hz) if tone_hz is not None else None
         frame = av.VideoFrame(width, height, "yuv420p")
         luma, cb, cr = _planes(frame)
         cb[:], cr[:] = 128, 128
@@ -229,13 +221,15 @@ def render_test_video(
             frame.pts = i
             out.mux(stream.encode(frame))
         out.mux(stream.encode(None))
+        if tone is not None:
+            tone()
     return buf.getvalue()
 
 
 def clear_render_cache() -> None:
     """Forget the cached one-second GOPs and tone clip, e.g. to time cold renders."""
     _encoded_second.cache_clear()
-    _tone_clip.cache_clear()
+    clear_sound_cache()
 
 
 def encode_png(pixels: U8Array) -> bytes:
@@ -322,13 +316,15 @@ def _planes(frame: av.VideoFrame) -> tuple[U8Array, U8Array, U8Array]:
 
 
 @functools.lru_cache(maxsize=32)
-def _encoded_second(width: int, height: int, lines: tuple[str, ...], fps: int) -> bytes:
+def _encoded_second(
+    width: int, height: int, lines: tuple[str, ...], fps: int, seed: int, watermark: bool
+) -> bytes:
     """One second of video as a small MP4: a closed GOP of ``fps`` frames, keyframe first.
 
     Only the bar changes from frame to frame, so the picture is converted to YUV once and
     each frame copies a few more columns from a converted strip that shows the full bar.
     """
-    pixels, bar = draw_scene(width, height, lines, seed=text_seed(lines), bar=True)
+    pixels, bar = draw_scene(width, height, lines, seed=seed, bar=True, watermark=watermark)
     strip = pixels[bar.y0 : bar.y1].copy()
     draw_bar(strip, bar, 1.0, dy=bar.y0)
     frame = _yuv420(pixels)
@@ -362,61 +358,3 @@ def _encoded_second(width: int, height: int, lines: tuple[str, ...], fps: int) -
     return buf.getvalue()
 
 
-def _tone(n_samples: int, fade: int) -> F32Array:
-    """The chord, ``n_samples`` long at 48 kHz, with ``fade`` samples of fade at each end."""
-    t = np.arange(n_samples, dtype=np.float64) / _SAMPLE_RATE
-    chord = sum(np.sin(2 * np.pi * hz * t) for hz in _CHORD_HZ) * (_LEVEL / len(_CHORD_HZ))
-    env = np.ones(n_samples)
-    if fade:
-        ramp = np.linspace(0.0, 1.0, fade)
-        env[:fade] = ramp
-        env[-fade:] = np.minimum(env[-fade:], ramp[::-1])
-    return np.asarray(chord * env, dtype=np.float32)
-
-
-def _encode_audio(
-    samples: F32Array, container: str, codec: Literal["aac", "libmp3lame"], chunk: int
-) -> bytes:
-    """Mono 48 kHz ``samples`` encoded with ``codec`` into ``container``."""
-    buf = io.BytesIO()
-    with av.open(buf, "w", format=container) as out:
-        stream = out.add_stream(codec, rate=_SAMPLE_RATE, layout="mono")
-        stream.bit_rate = 64_000 if codec == "aac" else 96_000
-        for start in range(0, len(samples), chunk):
-            part = samples[start : start + chunk].reshape(1, -1)
-            frame = av.AudioFrame.from_ndarray(part, format="fltp", layout="mono")
-            frame.sample_rate, frame.pts = _SAMPLE_RATE, start
-            out.mux(stream.encode(frame))
-        out.mux(stream.encode(None))
-    return buf.getvalue()
-
-
-@functools.lru_cache(maxsize=1)
-def _tone_clip() -> bytes:
-    """A short AAC clip (fade-in, steady middle, fade-out): the source of every audio track."""
-    samples = _tone(_CLIP_FRAMES * _AAC_FRAME, _FADE_FRAMES * _AAC_FRAME)
-    return _encode_audio(samples, "mp4", "aac", _AAC_FRAME)
-
-
-def _tone_packets(n_samples: int) -> tuple[av.container.InputContainer, list[av.Packet[Any]]]:
-    """An open input container and the AAC packets that make ``n_samples`` of tone.
-
-    Output packet ``q`` reuses clip packet ``q`` during the fade-in, the matching clip packet
-    during the fade-out, and one steady packet in between. Every steady packet codes the same
-    window of the same periodic signal, so the splices are seamless. Tracks too short to
-    splice are encoded directly.
-    """
-    needed = math.ceil(n_samples / _AAC_FRAME) + 1  # + the encoder's priming packet
-    head = _FADE_FRAMES + _MARGIN
-    if needed <= 2 * head + 1:
-        fade = min(_FADE_FRAMES * _AAC_FRAME, n_samples // 2)
-        data = _encode_audio(_tone(n_samples, fade), "mp4", "aac", _AAC_FRAME)
-        src = av.open(io.BytesIO(data), "r")
-        return src, [p for p in src.demux(src.streams.audio[0]) if p.size][:needed]
-    src = av.open(io.BytesIO(_tone_clip()), "r")
-    clip = [p for p in src.demux(src.streams.audio[0]) if p.size]
-    tail = needed - head
-    return src, [
-        clip[q] if q < head else clip[q - needed + len(clip)] if q >= tail else clip[head]
-        for q in range(needed)
-    ]

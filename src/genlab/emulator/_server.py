@@ -68,7 +68,12 @@ def create_app(
         >>> app.emulator.close()  # frees its temporary media folder
 
     Note that ``httpx.ASGITransport`` runs no lifespan and buffers streamed answers.
+
+    Raises:
+        ValueError: for an empty or whitespace-only ``api_key`` (it would let a bare
+            ``Authorization: Bearer`` header in).
     """
+    check_api_key(api_key)
     config = EmulatorConfig(
         api_key=api_key,
         time_scale=time_scale,
@@ -82,6 +87,22 @@ def create_app(
     )
     state = EmulatorState(config, clock=clock, faults=faults)
     return EmulatorApp(build_app(state), state)
+
+
+def check_api_key(api_key: str) -> None:
+    """Refuse a key no client could be told apart with: empty or only whitespace.
+
+    Example:
+        >>> check_api_key("  ")
+        Traceback (most recent call last):
+        ...
+        ValueError: the emulator's API key is empty; give a non-empty key (api_key=..., --api-key or GENLAB_API_KEY)
+    """  # noqa: E501
+    if not isinstance(api_key, str) or not api_key.strip():
+        raise ValueError(
+            "the emulator's API key is empty; give a non-empty key "
+            "(api_key=..., --api-key or GENLAB_API_KEY)"
+        )
 
 
 class EmulatorApp(Shell):
@@ -186,7 +207,7 @@ def start(
         with start(api_key="k", time_scale=0.02) as emulator:
             print(emulator.base_url)  # http://127.0.0.1:<port>
     """
-    app = create_app(api_key=api_key, time_scale=time_scale, **options)
+    app = create_app(api_key=api_key, time_scale=time_scale, **options)  # checks the key
     sock = listening_socket(host, port)
     bound_port = sock.getsockname()[1]
     config = uvicorn.Config(

@@ -4,11 +4,11 @@ task records and lazily rendered media."""
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 import re
+import shutil
 import threading
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,10 +27,13 @@ from genlab._wire import (
     VideoResult,
     iso,
 )
-from genlab.catalog import OutputPlan, RequestBase, plan_output, validate
+from genlab.catalog import OutputPlan, RequestBase, VideoRequest, plan_output, validate
+from genlab.emulator._digest import body_digest
 from genlab.emulator._faults import FaultConfig
-from genlab.emulator._references import FetchLimits, probe_references
+from genlab.emulator._picture import MAX_CHARS as _SHOWN
+from genlab.emulator._references import FetchLimits, fetched_references
 from genlab.emulator._render import render_frame_png, render_image, render_video
+from genlab.emulator._sound import input_audio_track
 from genlab.emulator._store import MediaStore, Stored, upload_name
 from genlab.emulator._tasks import Clock, EmulatedTask, TaskBook, moment, new_id
 
@@ -85,12 +88,6 @@ class LedgerEntry:
         }
 
 
-def body_digest(body: Any) -> str:
-    """A stable digest of a request body, to spot the same submission sent twice."""
-    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode()).hexdigest()
-
-
 class EmulatorState:
     """Everything one emulator instance knows; the HTTP layer is a thin shell around it."""
 
@@ -112,6 +109,7 @@ class EmulatorState:
         self._ledger: list[LedgerEntry] = []
         self._ledger_lock = threading.Lock()
         self._render_locks: dict[str, asyncio.Lock] = {}
+        self._inputs = self.store.root / ".inputs"  # input audio tasks keep; never evicted
         self._http: httpx.AsyncClient | None = None
         words = "|".join(re.escape(w) for w in config.blocked_words if w)
         self._blocked = re.compile(rf"\b({words})\b", re.IGNORECASE) if words else None
@@ -130,12 +128,20 @@ class EmulatorState:
             self._http = None
 
     def close(self) -> None:
+        """Remove the media this instance kept (its temporary folder, when it made one)."""
+        shutil.rmtree(self._inputs, ignore_errors=True)
         self.store.close()
 
     # --- submissions -------------------------------------------------------------------
 
-    async def accept(self, body: Any, kind: Kind, request_id: str) -> EmulatedTask:
-        """Validate, probe references, bill and book a task. Raises APIError subclasses."""
+    async def accept(
+        self, body: Any, kind: Kind, request_id: str, own_origins: Collection[str] = ()
+    ) -> EmulatedTask:
+        """Validate, probe references, bill and book a task. Raises APIError subclasses.
+
+        ``own_origins`` are the ``scheme://host:port`` the emulator is reached at: media URLs
+        there are read from its store (results rendered on demand), any other URL is fetched.
+        """
         request = validate(body)
         if request.kind != kind:
             right = f"POST /v1/{request.kind}s/generate"
@@ -154,22 +160,29 @@ class EmulatorState:
                     code="INVALID_PROMPT",
                     request_id=request_id,
                 )
-        probed, problems = await probe_references(
-            request, store=self.store, http=self.http, limits=self.config.fetch
-        )
-        if problems:
-            error = InvalidParameterError.from_details(problems)
-            error.request_id = request_id
-            raise error
-        plan = plan_output(request, inputs=probed)
+        async with fetched_references(
+            request,
+            store=self.store,
+            http=self.http,
+            limits=self.config.fetch,
+            own_origins=own_origins,
+            own_media=self._own_media,
+        ) as fetched:
+            if fetched.problems:
+                error = InvalidParameterError.from_details(fetched.problems)
+                error.request_id = request_id
+                raise error
+            plan = plan_output(request, inputs=fetched.infos)
+            audio_source = await self._keep_input_audio(request, plan, fetched.files)
         task = self.book.add(
             request=request,
-            body=request.to_body(),
             request_id=request_id,
             plan=plan,
             fails=self.faults.roll(self.faults.fail_rate),
             lines=_lines(request, plan),
+            audio_source=audio_source,
         )
+        digest = await asyncio.to_thread(body_digest, body)
         entry = LedgerEntry(
             task_id=task.task_id,
             model=task.model,
@@ -177,11 +190,33 @@ class EmulatorState:
             created_at=iso(moment(task.created)),
             credits=plan.credits,
             billed_seconds=plan.billed_seconds,
-            body_sha256=body_digest(body),
+            body_sha256=digest,
         )
         with self._ledger_lock:
             self._ledger.append(entry)
         return task
+
+    async def _keep_input_audio(
+        self, request: RequestBase, plan: OutputPlan, files: dict[tuple[str, int], Path]
+    ) -> Path | None:
+        """Keep the audio an output takes from its input video (re-encoded, output-long)."""
+        index = request.source_audio_video if isinstance(request, VideoRequest) else None
+        if not plan.audio_from_input or index is None or plan.duration is None:
+            return None
+        source = files.get(("reference_videos", index))
+        if source is None:
+            return None
+        track = await asyncio.to_thread(input_audio_track, source, plan.duration)
+        if track is None:
+            return None
+        self._inputs.mkdir(parents=True, exist_ok=True)
+        kept = self._inputs / f"{new_id('audio')}.m4a"
+        kept.write_bytes(track)
+        return kept
+
+    async def _own_media(self, key: str) -> Path | None:
+        stored = await self.media(key)
+        return stored.path if stored is not None else None
 
     def ledger(self) -> list[dict[str, Any]]:
         """Every accepted submission, oldest first."""
@@ -242,10 +277,14 @@ class EmulatorState:
         self._render_locks.pop(key, None)
         return stored
 
-    def upload(self, filename: str, data: bytes) -> tuple[str, Stored]:
-        """Keep an uploaded file; its key (``uploads/<id>/<safe name>``) and what was stored."""
+    def upload(self, filename: str, received: Path) -> tuple[str, Stored]:
+        """Keep an uploaded file (a scratch file, moved); its key and what was stored.
+
+        The key is ``uploads/<id>/<safe name>``: the name never normalises away, so the URL
+        made from it always reaches the file.
+        """
         key = f"uploads/{new_id('up')}/{upload_name(filename)}"
-        return key, self.store.put(key, data)
+        return key, self.store.adopt(key, received)
 
 
 def _videos(plan: OutputPlan, prefix: str) -> list[VideoResult]:
@@ -272,16 +311,33 @@ def _images(plan: OutputPlan, prefix: str) -> list[ImageResult]:
 def _render(what: str, index: int, task: EmulatedTask) -> bytes:
     plan, lines = task.plan, task.lines
     if what == "image":
-        seed = index + int(task.task_id[-6:], 16)  # stable across processes, unlike hash()
-        return render_image(plan.width, plan.height, lines=lines, seed=seed)
+        return render_image(plan.width, plan.height, lines=lines, seed=task.seed + index)
     if what == "video":
         if plan.duration is None or plan.fps is None:
             raise ValueError(f"task {task.task_id} planned no video")
+        track = task.audio_source.read_bytes() if task.audio_source is not None else None
         return render_video(
-            plan.width, plan.height, plan.duration, lines=lines, audio=plan.audio, fps=plan.fps
+            plan.width,
+            plan.height,
+            plan.duration,
+            lines=lines,
+            audio=plan.audio,
+            fps=plan.fps,
+            seed=task.seed,
+            watermark=task.watermark,
+            audio_track=track,
         )
-    progress = 0.0 if what == "cover" else 1.0
-    return render_frame_png(plan.width, plan.height, lines=lines, progress=progress)
+    # The cover shows the video's first frame, watermark included; the last frame is
+    # returned without one, as the interface says.
+    cover = what == "cover"
+    return render_frame_png(
+        plan.width,
+        plan.height,
+        lines=lines,
+        progress=0.0 if cover else 1.0,
+        seed=task.seed,
+        watermark=task.watermark and cover,
+    )
 
 
 def _lines(request: RequestBase, plan: OutputPlan) -> list[str]:
@@ -290,8 +346,11 @@ def _lines(request: RequestBase, plan: OutputPlan) -> list[str]:
         settings.append(f"{plan.duration:g} s")
     if plan.audio:
         settings.append("audio")
+    if isinstance(request, VideoRequest) and request.seed is not None:
+        settings.append(f"seed {request.seed}")  # other seeds show other text, too
+    # A picture shows at most _SHOWN characters of a prompt; keeping no more bounds a task.
     return [
         f"{request.model_name} · {request.mode.label}",
         " · ".join(s for s in settings if s),
-        request.prompt_text or "(no prompt)",
+        (request.prompt_text or "(no prompt)")[:_SHOWN],
     ]

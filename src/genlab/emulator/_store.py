@@ -6,6 +6,7 @@ import re
 import shutil
 import tempfile
 import threading
+import uuid
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,7 +86,9 @@ class MediaStore:
         tmp = path.with_name(path.name + ".part")
         tmp.write_bytes(data)
         tmp.replace(path)
-        stored = Stored(path, len(data), content_type_for(key))
+        return self._account(key, Stored(path, len(data), content_type_for(key)))
+
+    def _account(self, key: str, stored: Stored) -> Stored:
         with self._lock:
             old = self._files.pop(key, None)
             if old is not None:
@@ -94,6 +97,24 @@ class MediaStore:
             self._bytes += stored.size
             self._evict(keep=key)
         return stored
+
+    def scratch(self, suffix: str = "") -> Path:
+        """A fresh path for a file being received (an upload, a fetched reference).
+
+        Scratch files live under the store's folder, outside its accounting; the caller removes
+        them, or hands them over with :meth:`adopt`. :meth:`close` removes what is left.
+        """
+        folder = self.root / ".scratch"
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder / f"{uuid.uuid4().hex}{suffix}"
+
+    def adopt(self, key: str, source: Path) -> Stored:
+        """Move a finished scratch file into the store under ``key``, then evict to the cap."""
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        size = source.stat().st_size
+        source.replace(path)
+        return self._account(key, Stored(path, size, content_type_for(key)))
 
     def get(self, key: str) -> Stored | None:
         """The stored file, marked as recently used; None when absent or evicted."""
@@ -113,10 +134,12 @@ class MediaStore:
             return None
 
     def close(self) -> None:
-        """Forget every file; remove the folder when the store created it."""
+        """Forget every file; remove the folder when the store created it (scratch files are
+        removed either way)."""
         with self._lock:
             self._files.clear()
             self._bytes = 0
+        shutil.rmtree(self.root / ".scratch", ignore_errors=True)
         if self._owned:
             shutil.rmtree(self.root, ignore_errors=True)
 

@@ -16,10 +16,10 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from pathlib import Path
 
 from genlab._wire import Kind
-from genlab.catalog import OutputPlan, RequestBase
+from genlab.catalog import OutputPlan, RequestBase, VideoRequest
 
 Clock = Callable[[], float]
 
@@ -38,15 +38,18 @@ def new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex}"
 
 
-@dataclass
+@dataclass(slots=True)
 class EmulatedTask:
-    """One accepted task and everything needed to answer queries about it."""
+    """One accepted task and everything needed to answer queries about it and render it.
+
+    The request itself is not kept: a task holds its plan, the few lines of text its media
+    show (the prompt cut to what a picture can show), the look's seed and watermark, and the
+    input audio it keeps, so thousands of tasks with long prompts stay small.
+    """
 
     task_id: str
     kind: Kind
     model: str
-    request: RequestBase
-    body: dict[str, Any]
     request_id: str
     created: float
     start: float
@@ -54,6 +57,9 @@ class EmulatedTask:
     fails: bool
     plan: OutputPlan
     lines: list[str] = field(default_factory=list)
+    seed: int = 0
+    watermark: bool = False
+    audio_source: Path | None = None
 
     def status(self, now: float) -> str:
         if now < self.start:
@@ -119,13 +125,18 @@ class TaskBook:
         self,
         *,
         request: RequestBase,
-        body: dict[str, Any],
         request_id: str,
         plan: OutputPlan,
         fails: bool,
         lines: list[str],
+        audio_source: Path | None = None,
     ) -> EmulatedTask:
+        """Book a task for ``request`` (read here, not kept) and return it."""
         task_id = new_id("task")
+        # The request's seed, else one drawn for this task (the interface: "random").
+        video = request if isinstance(request, VideoRequest) else None
+        fixed = video.seed if video is not None else None
+        seed = fixed if fixed is not None else int(task_id[-8:], 16)
         work = generation_seconds(request, plan, task_id) * self.time_scale
         with self._lock:
             now = self.clock()
@@ -137,8 +148,6 @@ class TaskBook:
                 task_id=task_id,
                 kind=request.kind,
                 model=request.model_name,
-                request=request,
-                body=body,
                 request_id=request_id,
                 created=now,
                 start=start,
@@ -146,6 +155,9 @@ class TaskBook:
                 fails=fails,
                 plan=plan,
                 lines=lines,
+                seed=seed,
+                watermark=video is not None and video.watermarked,
+                audio_source=audio_source,
             )
             self._tasks[task_id] = task
             self._forget_old(now)

@@ -24,9 +24,13 @@ def video(
     *,
     fps: float = 24,
     container: str = "mp4",
+    tone_hz: float | None = None,
 ) -> bytes:
-    """An H.264 clip (``mp4`` or ``mov``) of the given size, length and frame rate."""
-    return render_test_video(width, height, seconds, fps=fps, container=container)
+    """An H.264 clip (``mp4`` or ``mov``) of the given size, length and frame rate; with
+    ``tone_hz``, it carries an audio track of that pure tone."""
+    return render_test_video(
+        width, height, seconds, fps=fps, container=container, tone_hz=tone_hz
+    )
 
 
 def audio(seconds: float = 4.0, *, format: str = "wav") -> bytes:

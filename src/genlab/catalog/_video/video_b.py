@@ -81,6 +81,7 @@ class VideoB(VideoRequest):
             max_aspect=ASPECT[1],
             min_pixels=640 * 640,
             max_pixels=834 * 1112,
+            resolutions=("480P", "720P"),
             min_duration=2,
             max_duration=15,
             max_total_duration=15,
@@ -123,3 +124,12 @@ class VideoB(VideoRequest):
     @property
     def wants_last_frame(self) -> bool:
         return self.extra_params is not None and self.extra_params.return_last_frame
+
+    @property
+    def seed(self) -> int | None:
+        given = self.extra_params.seed if self.extra_params else None
+        return given if given is not None and given >= 0 else None
+
+    @property
+    def watermarked(self) -> bool:
+        return self.extra_params is not None and self.extra_params.watermark

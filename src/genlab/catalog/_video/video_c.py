@@ -104,6 +104,16 @@ class VideoC(VideoRequest):
     )
     extra_params: VideoCParams | None = Field(None, description="Extension parameters.")
 
+    @property
+    def source_audio_video(self) -> int | None:
+        extra = self.extra_params
+        if extra is None or extra.audio_setting != "origin":
+            return None
+        if self.reference_mode() is not Mode.VIDEO_EDIT:
+            return None
+        roles = self._roles("reference_videos")
+        return roles.index("edit_source")
+
     def media_requirements(self, list_name: str) -> MediaRequirements | None:
         if list_name == "reference_images" and self.reference_mode() is Mode.FIRST_FRAME:
             return self._FIRST_FRAME_IMAGE

@@ -96,6 +96,13 @@ class VideoE(VideoRequest):
     )
 
     @property
+    def source_audio_video(self) -> int | None:
+        for i, item in enumerate(self.reference_videos or ()):
+            if item.keep_original_sound in (True, "yes"):
+                return i
+        return None
+
+    @property
     def generates_audio(self) -> bool:
         if self.references("reference_videos"):
             return False

@@ -16,6 +16,7 @@ from fastapi import Depends, Request
 from fastapi.responses import JSONResponse
 
 from genlab._wire import ErrorEnvelope
+from genlab.emulator._references import origin
 from genlab.emulator._state import EmulatorState
 from genlab.emulator._tasks import new_id
 
@@ -78,13 +79,25 @@ def base_url(request: Request, state: State) -> str:
 BaseUrl = Annotated[str, Depends(base_url)]
 
 
+def own_origins(request: Request, state: State) -> frozenset[str]:
+    """The ``scheme://host:port`` this request reached the emulator at (and its public URL):
+    media URLs there are the emulator's own."""
+    urls = [str(request.base_url), *([state.config.public_url] if state.config.public_url else [])]
+    return frozenset(origin(url) for url in urls)
+
+
+OwnOrigins = Annotated[frozenset[str], Depends(own_origins)]
+
+
 async def require_key(request: Request, state: State) -> None:
     """Refuse a request without the right ``Authorization: Bearer <key>`` header (401)."""
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     expected = state.config.api_key.encode()
     # Compare in constant time so the key cannot be guessed from timings.
-    if scheme.lower() != "bearer" or not hmac.compare_digest(token.strip().encode(), expected):
+    given = token.strip().encode()
+    # An empty key never matches, whatever the configuration says (start() refuses one too).
+    if scheme.lower() != "bearer" or not given or not hmac.compare_digest(given, expected):
         raise Problem(
             401,
             "UNAUTHORIZED",
@@ -123,8 +136,19 @@ async def _inject(state: EmulatorState, *, submit: bool) -> None:
         raise Problem(503, "SERVICE_UNAVAILABLE", "the service is overloaded; try again")
 
 
+MAX_JSON_VALUES = 100_000
+"""The most values (counted by their ``{``, ``[`` and ``,``, inside strings too) a JSON body may
+hold. The largest valid request holds a few hundred; the cap keeps a body of tiny objects
+from costing the server many times its size in Python objects."""
+
+
 async def json_body(request: Request, state: State) -> Any:
-    """The request's JSON body, refused (413) beyond the body cap before it is all read."""
+    """The request's JSON body, refused (413) beyond the body cap before it is all read.
+
+    The body is read into one buffer while its values are counted, refused (400) past
+    :data:`MAX_JSON_VALUES`, and parsed on a worker thread: whatever its shape, a body costs
+    about twice its size at the peak and never blocks the event loop for long.
+    """
     cap = state.config.max_body_bytes
     declared = request.headers.get("content-length")
     too_big = Problem(
@@ -134,16 +158,34 @@ async def json_body(request: Request, state: State) -> Any:
     )
     if declared is not None and declared.isdigit() and int(declared) > cap:
         raise too_big  # refused before reading a byte of it
-    chunks: list[bytes] = []
-    total = 0
+    raw = bytearray()
+    values = 0
     async for chunk in request.stream():
-        total += len(chunk)
-        if total > cap:
+        if len(raw) + len(chunk) > cap:
             raise too_big
-        chunks.append(chunk)
+        raw += chunk
+        values += chunk.count(b"{") + chunk.count(b"[") + chunk.count(b",")
+        if values > MAX_JSON_VALUES:
+            raise Problem(
+                400,
+                "INVALID_PARAMETER",
+                f"the body holds more than {MAX_JSON_VALUES:,} JSON values; a request needs "
+                "a few hundred at most, so send one request per task",
+            )
+    return await asyncio.to_thread(_parse, raw)
+
+
+def _parse(raw: bytearray) -> Any:
+    """Parse and consume ``raw``: the buffer is emptied as soon as its text is decoded."""
     try:
-        return json.loads(b"".join(chunks))
-    except (ValueError, UnicodeDecodeError) as exc:
+        text = raw.decode(json.detect_encoding(raw[:4]), "surrogatepass")
+    except (UnicodeDecodeError, LookupError) as exc:
+        raise Problem(400, "INVALID_PARAMETER", f"the body is not valid JSON: {exc}") from None
+    finally:
+        raw.clear()
+    try:
+        return json.loads(text)
+    except ValueError as exc:
         raise Problem(400, "INVALID_PARAMETER", f"the body is not valid JSON: {exc}") from None
     except RecursionError:
         # Deeply nested brackets exhaust the parser's stack: the caller's mistake, not a crash.

@@ -10,6 +10,7 @@ from genlab.emulator._api.deps import (
     DROP_FLAG,
     BaseUrl,
     JsonBody,
+    OwnOrigins,
     Problem,
     RequestId,
     State,
@@ -27,18 +28,18 @@ _QUERY = [Depends(service_faults)]
     "/v1/videos/generate", tags=["videos"], summary="Submit a video task", dependencies=_SUBMIT
 )
 async def videos_generate(
-    request: Request, body: JsonBody, state: State, rid: RequestId
+    request: Request, body: JsonBody, state: State, rid: RequestId, own: OwnOrigins
 ) -> JSONResponse:
-    return await _submit(request, body, state, rid, "video")
+    return await _submit(request, body, state, rid, "video", own)
 
 
 @router.post(
     "/v1/images/generate", tags=["images"], summary="Submit an image task", dependencies=_SUBMIT
 )
 async def images_generate(
-    request: Request, body: JsonBody, state: State, rid: RequestId
+    request: Request, body: JsonBody, state: State, rid: RequestId, own: OwnOrigins
 ) -> JSONResponse:
-    return await _submit(request, body, state, rid, "image")
+    return await _submit(request, body, state, rid, "image", own)
 
 
 @router.get(
@@ -62,9 +63,9 @@ async def images_task(task_id: str, state: State, rid: RequestId, base: BaseUrl)
 
 
 async def _submit(
-    request: Request, body: object, state: State, rid: str, kind: Kind
+    request: Request, body: object, state: State, rid: str, kind: Kind, own: frozenset[str]
 ) -> JSONResponse:
-    task = await state.accept(body, kind, rid)
+    task = await state.accept(body, kind, rid, own)
     if state.faults.roll(state.faults.drop_rate):
         setattr(request.state, DROP_FLAG, True)  # accepted and billed, then never answered
     return answer(200, state.acknowledgement(task, rid))
