@@ -150,8 +150,11 @@ async def test_a_media_error_names_the_url_without_its_query(status: int,
         assert not isinstance(error, genlab.APIError)
         assert error.status == status and error.url == "https://cdn.example/a.png"
         assert "s3cr3t" not in str(error) and "https://cdn.example/a.png" in str(error)
-        assert f"HTTP {status}" in str(error)
-    assert len(requests) == 3  # not retried: a 4xx will not change
+        assert f"HTTP {status}" in str(error) and "may have expired" in str(error)
+        assert "API key" not in str(error)
+    # Not retried (a 4xx will not change); download asked for fresh URLs once, then gave up.
+    assert [r.url.host for r in requests] == ["cdn.example", "svc", "cdn.example", "svc",
+                                              "cdn.example"]
     assert list(tmp_path.iterdir()) == []  # nothing partial left behind
 
 

@@ -28,8 +28,10 @@ standard library so that every layer may use it.
 
 from __future__ import annotations
 
+import email.utils
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -112,6 +114,7 @@ class MediaError(GenlabError):
         url: the address as shown (query string removed).
         status: the HTTP status the media host answered, or None (network trouble, too large,
             not an http(s) URL).
+        reason: what went wrong, briefly (``HTTP 403``); ``hint``: what to do, or None.
 
     Example:
         >>> url = "https://cdn.example/v.mp4?signature=s3cr3t"
@@ -120,11 +123,24 @@ class MediaError(GenlabError):
         ('could not fetch media https://cdn.example/v.mp4: HTTP 403', 403)
     """
 
-    def __init__(self, reason: str, *, url: str, status: int | None = None) -> None:
+    EXPIRED_STATUSES = frozenset({401, 403, 404, 410})
+    """What a media host answers for a signed link past its expiry (or revoked)."""
+
+    def __init__(
+        self, reason: str, *, url: str, status: int | None = None, hint: str | None = None
+    ) -> None:
         self.url = _shown_url(url)
         self.status = status
-        self.reason = reason
-        super().__init__(f"could not fetch media {self.url}: {reason}")
+        self.reason = reason  # short, e.g. "HTTP 403"; ``hint`` says what to do about it
+        self.hint = hint
+        advice = f"; {hint}" if hint else ""
+        super().__init__(f"could not fetch media {self.url}: {reason}{advice}")
+
+    @property
+    def may_have_expired(self) -> bool:
+        """True when the media host refused the link (401/403/404/410): fetch the record
+        again for fresh URLs (``client.download(task_id)`` does so once by itself)."""
+        return self.status in self.EXPIRED_STATUSES
 
 
 def _shown_url(url: str, limit: int = 200) -> str:
@@ -315,10 +331,13 @@ class SubmissionUncertainError(GenlabError):
     service's task list or your history before submitting again.
     """
 
-    def __init__(self, message: str, *, model: str, body: Mapping[str, Any]) -> None:
+    def __init__(
+        self, message: str, *, model: str, body: Mapping[str, Any], status: int | None = None
+    ) -> None:
         super().__init__(message)
         self.model = model
         self.body = dict(body)
+        self.status = status  # the HTTP status that came back, when one did (a 5xx, a page)
 
 
 class TaskFailedError(GenlabError):
@@ -395,6 +414,14 @@ def _default_message(status: int) -> str:
 
 
 def _retry_after(headers: Mapping[str, str] | None) -> float | None:
+    """``Retry-After`` in seconds: a number, or an HTTP date counted from now (never negative).
+
+    Example:
+        >>> _retry_after({"Retry-After": "2"}), _retry_after({"Retry-After": "soon"})
+        (2.0, None)
+        >>> _retry_after({"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"})  # in the past
+        0.0
+    """
     if not headers:
         return None
     value = headers.get("retry-after") or headers.get("Retry-After")
@@ -403,5 +430,13 @@ def _retry_after(headers: Mapping[str, str] | None) -> float | None:
     try:
         seconds = float(value)
     except ValueError:
+        try:
+            moment = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if moment.tzinfo is None:  # HTTP dates are GMT
+            moment = moment.replace(tzinfo=UTC)
+        seconds = (moment - datetime.now(UTC)).total_seconds()
+    if seconds != seconds:  # NaN
         return None
     return max(0.0, seconds)

@@ -13,10 +13,13 @@ import uvicorn
 
 from genlab.emulator import (
     DEFAULT_API_KEY,
+    PROFILES,
     FaultConfig,
+    ProfileApp,
+    bind_profile,
     check_api_key,
     create_app,
-    listening_socket,
+    get_profile,
 )
 
 
@@ -43,20 +46,25 @@ def _serve(args: argparse.Namespace) -> int:
         media_dir=args.media_dir,
         media_max_bytes=args.media_max_mb * 1024 * 1024,
     )
-    sock = listening_socket(args.host, args.port)
-    port = sock.getsockname()[1]
-    host = f"[{args.host}]" if ":" in args.host else args.host
-    base_url = f"http://{host}:{port}"
+    profile = get_profile(args.profile)  # argparse checked the name
+    sockets, base_url, media_origin = bind_profile(profile, args.host, args.port)
+    served = app if profile.name == "emulator" else ProfileApp(
+        app, profile, media_origin=media_origin, seed=args.seed
+    )
     print(f"genlab emulator serving at {base_url}", flush=True)
+    if served is not app:
+        print(f"  profile {profile.name}: {profile.summary}", flush=True)
+    if media_origin:
+        print(f"  media are served from {media_origin}", flush=True)
     print(f"  export GENLAB_BASE_URL={base_url}", flush=True)
     print("  export GENLAB_API_KEY=<the key given with --api-key or GENLAB_API_KEY>", flush=True)
-    config = uvicorn.Config(app, log_level=args.log_level, access_log=False)
+    config = uvicorn.Config(served, log_level=args.log_level, access_log=False)
     # uvicorn shuts down gracefully on SIGINT and SIGTERM, then raises the signal again with
     # the handler found before it started; this one turns SIGTERM into an exception, so the
     # cleanup below runs instead of the default handler ending the process on the spot.
     previous = signal.signal(signal.SIGTERM, _stop)
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        uvicorn.Server(config).run(sockets=sockets)
     except (KeyboardInterrupt, _Stopped):
         pass
     finally:
@@ -127,6 +135,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="share of submits accepted, billed, then dropped unanswered",
     )
     serve.add_argument("--seed", type=int, default=None, help="makes the faults repeatable")
+    serve.add_argument(
+        "--profile",
+        default="emulator",
+        choices=list(PROFILES),
+        help="play a different service that still follows the interface: "
+        + "; ".join(f"{p.name}: {p.summary}" for p in PROFILES.values()),
+    )
     serve.add_argument("--log-level", default="warning")
     serve.set_defaults(func=_serve)
 

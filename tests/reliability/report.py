@@ -77,6 +77,19 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+HAND_WRITTEN = "<!-- sections below are written by hand and kept when this file is regenerated -->"
+
+
+def kept_by_hand(path: Path) -> str:
+    """The hand-written tail of an existing report (from the marker on), or ""."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return ""
+    at = text.find(HAND_WRITTEN)
+    return "" if at < 0 else "\n" + text[at:]
+
+
 def render_markdown(data: dict[str, Any]) -> str:
     scale = data.get("scale", "?")
     written = str(data.get("written_at", ""))
@@ -115,7 +128,7 @@ def main(argv: list[str]) -> int:
         return 1
     print(render_text(data))
     target = Path(argv[0]) if argv else DOC_PATH
-    target.write_text(render_markdown(data), encoding="utf-8")
+    target.write_text(render_markdown(data) + kept_by_hand(target), encoding="utf-8")
     print(f"\nwrote {target}")
     return 0
 

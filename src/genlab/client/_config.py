@@ -9,6 +9,7 @@ cannot leak through a repr, a log line or an exception message.
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass, field
 from typing import TypedDict, Unpack
 
@@ -70,6 +71,7 @@ class ConfigOptions(TypedDict, total=False):
     retry_wait_max: float
     retry_after_max: float
     max_connections: int
+    not_found_grace: float
 
 
 class ClientOptions(ConfigOptions, total=False):
@@ -96,6 +98,9 @@ class ClientConfig:
         retry_wait_initial, retry_wait_max: backoff bounds between retries, in seconds.
         retry_after_max: the longest ``Retry-After`` honoured, in seconds.
         max_connections: size of the connection pool.
+        not_found_grace: seconds after its submit during which a task this client submitted
+            may answer 404 ("not visible yet" on an eventually consistent service) and is
+            polled again; later a 404 raises :class:`~genlab.NotFoundError`.
 
     Raises:
         ConfigurationError: a value is out of range; the message says which and why.
@@ -111,6 +116,7 @@ class ClientConfig:
     retry_wait_max: float = 8.0
     retry_after_max: float = 60.0
     max_connections: int = 10
+    not_found_grace: float = 30.0
 
     def __post_init__(self) -> None:
         if self.max_retries < 0:
@@ -129,6 +135,10 @@ class ClientConfig:
                 "retry waits must satisfy 0 <= retry_wait_initial <= retry_wait_max, got "
                 f"{self.retry_wait_initial} and {self.retry_wait_max}"
             )
+        if not self.not_found_grace >= 0:
+            raise ConfigurationError(
+                f"not_found_grace must be 0 or more seconds, got {self.not_found_grace}"
+            )
         if self.max_connections < 1:
             raise ConfigurationError(
                 f"max_connections must be at least 1, got {self.max_connections}"
@@ -140,6 +150,7 @@ class ClientConfig:
             ("retry_wait_initial", self.retry_wait_initial),
             ("retry_wait_max", self.retry_wait_max),
             ("retry_after_max", self.retry_after_max),
+            ("not_found_grace", self.not_found_grace),
         ):
             object.__setattr__(self, name, float(number))
         if not isinstance(self.timeout, httpx.Timeout):
@@ -185,4 +196,39 @@ def resolve_config(
             f"variable {API_KEY_ENV} (in a notebook: os.environ['{API_KEY_ENV}'] = "
             "getpass.getpass()). Keys are created on the service's API key screen."
         )
-    return ClientConfig(url, Secret(key), **options)
+    return ClientConfig(url, Secret(checked_key(key)), **options)
+
+
+def checked_key(key: str) -> str:
+    """The key as it will be sent: surrounding whitespace stripped (with a warning), anything
+    an HTTP header cannot carry refused with an error that does not echo the key.
+
+    Example:
+        >>> checked_key("sk-123")
+        'sk-123'
+        >>> checked_key("sk-ä123")
+        Traceback (most recent call last):
+        ...
+        genlab._errors.ConfigurationError: the API key has a character that is not printable ASCII (at position 4 of 7); keys are plain ASCII, so it was probably pasted with something else: copy it again from the service's API key screen
+    """  # noqa: E501
+    stripped = key.strip()
+    if stripped != key:
+        warnings.warn(
+            "genlab: the API key had spaces or line breaks around it (a pasted key?); they "
+            "were removed",
+            stacklevel=4,
+        )
+    if not stripped:
+        raise ConfigurationError(
+            "the API key is only whitespace; pass the key itself, or set "
+            f"{API_KEY_ENV}"
+        )
+    for position, char in enumerate(stripped, start=1):
+        if not " " < char < "\x7f":
+            what = "a space" if char.isspace() else "a character that is not printable ASCII"
+            raise ConfigurationError(
+                f"the API key has {what} (at position {position} of {len(stripped)}); keys are "
+                "plain ASCII, so it was probably pasted with something else: copy it again "
+                "from the service's API key screen"
+            )
+    return stripped

@@ -2,7 +2,8 @@
 
 Files are named after the task: ``<task_id>.mp4`` (``<task_id>_<n>.png`` when a task has
 several results), ``<task_id>_cover.jpg``, ``<task_id>_last_frame.png`` and ``<task_id>.json``.
-The extension comes from the response's content type, else from the URL, else from the kind.
+The extension comes from the response's content type; when that is generic, from the file's
+first bytes, else from the URL, else from the kind.
 Media are fetched like :func:`~genlab.client._media.stream_media` fetches them: without the API
 key, redirects followed, failures raised as :class:`~genlab.MediaError`.
 """
@@ -12,11 +13,13 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 import httpx
 
+from genlab._errors import MediaError, TaskFailedError, TaskNotFinishedError
 from genlab.client._files import safe_filename
 from genlab.client._media import CHUNK, stream_media
 from genlab.client._transport import Http
@@ -34,26 +37,100 @@ CONTENT_TYPES = {
     "image/webp": ".webp",
     "image/gif": ".gif",
 }
+_SNIFF = 16  # bytes enough to tell every format sniff_extension knows
 KNOWN_SUFFIXES = frozenset({".mp4", ".mov", ".webm", ".png", ".jpg", ".jpeg", ".webp", ".gif"})
 
 
-def extension_for(content_type: str | None, url: str, default: str) -> str:
+def extension_for(content_type: str | None, url: str, default: str, head: bytes = b"") -> str:
     """The file extension for a media response.
+
+    A specific content type decides; when it is missing or generic
+    (``application/octet-stream``, ``binary/octet-stream`` ...) the first bytes (``head``)
+    decide, then the URL's suffix, then ``default``.
 
     Example:
         >>> extension_for("image/jpeg; charset=binary", "https://x/a", ".png")
         '.jpg'
         >>> extension_for("application/octet-stream", "https://x/a.webp?sig=1", ".png")
         '.webp'
-    """
+        >>> extension_for("application/octet-stream", "https://x/a", ".mp4", b"\\x89PNG\\r\\n\\x1a\\n")
+        '.png'
+    """  # noqa: E501
     if content_type:
         ext = CONTENT_TYPES.get(content_type.split(";")[0].strip().lower())
         if ext:
             return ext
+    sniffed = sniff_extension(head)
+    if sniffed:
+        return sniffed
     suffix = PurePosixPath(httpx.URL(url).path).suffix.lower()
     if suffix in KNOWN_SUFFIXES:
         return ".jpg" if suffix == ".jpeg" else suffix
     return default
+
+
+def sniff_extension(head: bytes) -> str | None:
+    """The extension the first bytes of a file show (PNG, JPEG, GIF, WebP, MP4, MOV, WebM).
+
+    Example:
+        >>> sniff_extension(b"\\x00\\x00\\x00\\x14ftypqt  "), sniff_extension(b"hello")
+        ('.mov', None)
+    """
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return ".png"
+    if head.startswith(b"\xff\xd8\xff"):
+        return ".jpg"
+    if head.startswith((b"GIF87a", b"GIF89a")):
+        return ".gif"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return ".webp"
+    if head.startswith(b"\x1a\x45\xdf\xa3"):
+        return ".webm"
+    box = head[4:8]
+    if box == b"ftyp":
+        return ".mov" if head[8:12] == b"qt  " else ".mp4"
+    if box in (b"moov", b"mdat", b"wide", b"free", b"skip"):  # QuickTime without ftyp
+        return ".mov"
+    return None
+
+
+async def download_task(
+    http: Http,
+    record: TaskRecord,
+    directory: str | os.PathLike[str],
+    body: dict[str, Any] | None,
+    refetch: Callable[[], Awaitable[TaskRecord]] | None,
+) -> tuple[TaskRecord, list[Path]]:
+    """Download a finished task's results; return the record used and the paths written.
+
+    When a media host refuses a link (401/403/404/410: signed URLs expire) and ``refetch`` is
+    given, the record is fetched once more for fresh URLs and the download starts over.
+
+    Raises:
+        TaskFailedError: the task failed, so there is nothing to download.
+        TaskNotFinishedError: the task has not finished yet.
+        MediaError: a file could not be fetched (nothing partial is left behind).
+    """
+    if record.failed:
+        raise TaskFailedError(
+            f"task {record.task_id} failed ({record.error}); there is nothing to download",
+            record=record,
+        )
+    if not record.succeeded:
+        raise TaskNotFinishedError(
+            f"task {record.task_id} is {record.status}; wait for it first: "
+            f"record = client.wait({record.task_id!r})",
+            task_id=record.task_id,
+            status=record.status,
+        )
+    try:
+        return record, await download_record(http, record, directory, body=body)
+    except MediaError as exc:
+        if refetch is None or not exc.may_have_expired:
+            raise
+        logger.info("genlab: %s; fetching the record again for fresh URLs", exc)
+    fresh = await refetch()
+    return fresh, await download_record(http, fresh, directory, body=body)
 
 
 async def download_record(
@@ -116,14 +193,18 @@ async def _fetch(http: Http, url: str, target_stem: Path, default_ext: str) -> P
     part = target_stem.with_name(target_stem.name + ".part")
 
     async def write(response: httpx.Response) -> str:
-        # The final URL (after redirects) names the file best when the type is not given.
-        ext = extension_for(response.headers.get("content-type"), str(response.url), default_ext)
         # Plain blocking writes of 64 KiB chunks: the page cache absorbs them far faster than
         # the network delivers, and a thread hop per chunk costs more. "wb": a retry starts over.
+        head = b""
         with part.open("wb") as out:
             async for chunk in response.aiter_bytes(CHUNK):
+                if len(head) < _SNIFF:
+                    head += chunk[: _SNIFF - len(head)]
                 out.write(chunk)
-        return ext
+        # The final URL (after redirects) names the file best when the type is not given.
+        return extension_for(
+            response.headers.get("content-type"), str(response.url), default_ext, head
+        )
 
     try:
         ext = await stream_media(http, url, write)

@@ -16,8 +16,8 @@ from typing import TypeVar
 
 import httpx
 
-from genlab._errors import APIError, MediaError
-from genlab.client._transport import Http
+from genlab._errors import APIError, MediaError, RateLimitError, ServerError
+from genlab.client._transport import MAX_REDIRECTS, Http
 
 T = TypeVar("T")
 
@@ -48,6 +48,8 @@ async def stream_media(
         raise MediaError(f"not a valid URL ({exc})", url=url) from None
     if target.scheme not in ("http", "https"):
         raise MediaError("only http(s) media URLs are fetched", url=url)
+    # Each hop is checked by httpx: the Authorization header is never set on media requests,
+    # and httpx drops it anyway when a redirect leaves the origin.
     try:
         async for attempt in http.get_retrying():
             with attempt:
@@ -55,17 +57,42 @@ async def stream_media(
                     "GET", target, headers=_MEDIA_HEADERS, follow_redirects=True
                 ) as response:
                     if not response.is_success:
-                        # A media host's body says nothing genlab can use; the status decides
-                        # whether to retry (429, 5xx) or to give up.
-                        raise APIError.from_response(
-                            response.status_code, None, headers=response.headers
-                        )
+                        raise_for_media(response, url)
                     return await consume(response)
-    except APIError as exc:
-        raise MediaError(f"HTTP {exc.status}", url=url, status=exc.status) from exc
+    except (ServerError, RateLimitError) as exc:  # retries used up
+        reason = f"HTTP {exc.status}; try again later"
+        raise MediaError(reason, url=url, status=exc.status) from None
+    except httpx.TooManyRedirects:
+        raise MediaError(f"more than {MAX_REDIRECTS} redirects", url=url) from None
     except (httpx.HTTPError, httpx.InvalidURL, OSError) as exc:
         raise MediaError(f"{type(exc).__name__}: {exc}", url=url) from exc
     raise AssertionError("stamina gave up without raising")  # pragma: no cover
+
+
+def raise_for_media(response: httpx.Response, url: str) -> None:
+    """The error for a media host's non-2xx answer: 429 and 5xx are retried like a GET's;
+    anything else is a :class:`~genlab.MediaError` at once.
+
+    A media host never sees the API key, so a 401/403 there is about the link, not the key:
+    signed URLs expire, and the message says so.
+    """
+    status = response.status_code
+    if status == 429:
+        raise RateLimitError("the media host is rate limiting", retry_after=_retry_after(response))
+    if status >= 500:
+        raise ServerError("the media host failed", status=status)
+    hint = None
+    if status in MediaError.EXPIRED_STATUSES:
+        hint = (
+            "the link may have expired (signed media URLs do): fetch the task's record again "
+            "for fresh URLs (client.download(record) does so by itself)"
+        )
+    raise MediaError(f"HTTP {status}", url=url, status=status, hint=hint)
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    error = APIError.from_response(429, None, headers=response.headers)
+    return error.retry_after if isinstance(error, RateLimitError) else None
 
 
 async def read_capped(response: httpx.Response, max_bytes: int) -> bytes:

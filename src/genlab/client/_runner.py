@@ -133,10 +133,20 @@ Close = Callable[[], Coroutine[Any, Any, None]]
 
 
 def shutdown(runner: Runner, close: Close) -> None:
-    """Run ``close`` on the runner, then stop it; waits for both. For ``Client.close()``."""
+    """Cancel the runner's work, run ``close`` on it, then stop it; waits for all three.
+    For ``Client.close()``.
+
+    Work is cancelled first: a submit still recording its journal entry then stops before
+    sending, instead of meeting a closed connection pool.
+    """
     if runner.running:
+
+        async def cancel_then_close() -> None:
+            await _cancel_others()
+            await close()
+
         try:
-            runner.run(close())
+            runner.run(cancel_then_close())
         except Exception:  # the pool is going away either way
             logger.debug("genlab: error while closing the client", exc_info=True)
         runner.stop()

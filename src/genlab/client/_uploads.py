@@ -8,20 +8,53 @@ between the two (:func:`inline_reference` when uploads are not possible) is writ
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from genlab._errors import ErrorDetail, InvalidParameterError
+from genlab.catalog import MB
 from genlab.client._files import FileLike, content_type, data_uri, read_file
 from genlab.client._transport import Http
 
+MAX_UPLOAD_BYTES = 64 * MB
+"""The largest file :func:`upload` sends: the interface's whole-request cap (64 MB), which the
+emulator applies to uploads too. Checked before a byte is sent."""
+
 
 async def upload(http: Http, source: FileLike, filename: str | None = None) -> str:
-    """Upload a local file to the emulator and return the URL it serves it at."""
-    data, name = read_file(source, filename)
-    return await http.post_file(
-        "/v1/uploads", name, data, content_type(name), _upload_url, what="upload answer"
-    )
+    """Upload a local file to the emulator and return the URL it serves it at.
+
+    A path is streamed from disk in chunks (a large file costs no more memory than a small
+    one), after its size was checked against :data:`MAX_UPLOAD_BYTES`.
+
+    Raises:
+        InvalidParameterError: the file is larger than the emulator takes; nothing was sent.
+    """
+    if isinstance(source, bytes):
+        data, name = read_file(source, filename)
+        _check_size(len(data), name)
+        return await http.post_file(
+            "/v1/uploads", name, data, content_type(name), _upload_url, what="upload answer"
+        )
+    path = Path(source)
+    name = filename or path.name
+    with path.open("rb") as file:
+        _check_size(os.fstat(file.fileno()).st_size, name)
+        return await http.post_file(
+            "/v1/uploads", name, file, content_type(name), _upload_url, what="upload answer"
+        )
+
+
+def _check_size(size: int, name: str) -> None:
+    if size > MAX_UPLOAD_BYTES:
+        message = (
+            f"{name} is {size / MB:.1f} MB; the emulator takes uploads of at most "
+            f"{MAX_UPLOAD_BYTES // MB} MB. Use a smaller file, or put it somewhere public and "
+            "use its URL"
+        )
+        raise InvalidParameterError(message, errors=[ErrorDetail((), message)])
 
 
 def _upload_url(answer: Mapping[str, Any]) -> str:

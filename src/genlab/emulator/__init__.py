@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from genlab.emulator import samples
 from genlab.emulator._faults import FaultConfig
+from genlab.emulator._profile_serve import ProfileHandle, bind_profile, start_profile
+from genlab.emulator._profiles import PROFILES, Profile, ProfileApp, get_profile
 from genlab.emulator._server import (
     EmulatorApp,
     EmulatorHandle,
@@ -32,9 +34,16 @@ __all__ = [
     "EmulatorHandle",
     "EmulatorState",
     "FaultConfig",
+    "PROFILES",
+    "Profile",
+    "ProfileApp",
+    "ProfileHandle",
+    "bind_profile",
     "check_api_key",
     "create_app",
+    "get_profile",
     "listening_socket",
     "samples",
     "start",
+    "start_profile",
 ]

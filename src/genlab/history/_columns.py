@@ -94,6 +94,7 @@ COLUMNS: tuple[Column, ...] = (
            panel_order=6),
     Column("error_code", "text"),
     Column("error_message", "text", heading="error", panel_order=8),
+    Column("error_json", "text"),  # the failed task's error exactly as the service sent it
     Column("result_count", "int"),
     Column("result_url", "text"),
     Column("width", "int"),
