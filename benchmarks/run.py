@@ -19,7 +19,8 @@ TITLES = {
     "bench_catalog": "Catalog validation (median per request)",
     "bench_media": "Media synthesis (median per file)",
     "bench_emulator": "Emulator throughput",
-    "bench_polling": "Polling: requests per task and completion lag",
+    "bench_polling": "Polling: requests per task against completion lag (Pareto tables)",
+    "bench_time_to_media": "Time to media: submit to visible, minus the service's processing",
     "bench_history": "History journal",
     "bench_widgets": "Studio widgets",
 }

@@ -7,18 +7,14 @@ import asyncio
 import dataclasses
 import json
 import logging
-import random
 import subprocess
 import sys
 from datetime import UTC, datetime
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 import genlab
 from genlab import (
@@ -42,7 +38,6 @@ from genlab.client import (
     ConfigurationError,
     MemoryJournal,
     Outcome,
-    PollSchedule,
     Secret,
     SubmitEntry,
     Task,
@@ -357,7 +352,7 @@ def _done(task_id: str, seconds: float, status: str = "succeeded") -> TaskRecord
     )
 
 
-def test_the_memory_journal_learns_median_durations_per_key() -> None:
+def test_the_memory_journal_keeps_durations_of_succeeded_tasks() -> None:
     journal = MemoryJournal()
     for i, seconds in enumerate([10.0, 30.0, 12.0]):
         entry_id = journal.submit_started(_entry())
@@ -366,66 +361,13 @@ def test_the_memory_journal_learns_median_durations_per_key() -> None:
     failed_id = journal.submit_started(_entry())
     journal.submit_accepted(failed_id, Task(task_id="tf", model="video-a"))
     journal.status_changed(_done("tf", 50.0, "failed"))  # failures teach nothing
-    assert journal.expected_duration("video-a", "720P", 5.0) == 12.0
-    assert journal.expected_duration("video-a", "1080P", 5.0) is None
+    assert sorted(s.seconds for s in journal.duration_samples()) == [10.0, 12.0, 30.0]
     lost = journal.submit_started(_entry())
     journal.submit_uncertain(lost, "dropped")
     assert [e.entry_id for e in journal.uncertain()] == [lost]
 
 
-# --- the poll schedule -----------------------------------------------------------------
-
-
-def test_without_history_polls_soon_then_backs_off_to_a_cap() -> None:
-    schedule = PollSchedule(jitter=0)
-    delays = [schedule.next_delay(0) for _ in range(12)]
-    assert delays[0] == 0.75
-    assert all(b == pytest.approx(min(a * 1.5, 10.0)) for a, b in pairwise(delays))
-    assert delays[-1] == 10.0
-
-
-def test_scale_shrinks_every_interval() -> None:
-    plain = PollSchedule(jitter=0)
-    fast = PollSchedule(jitter=0, scale=0.02)
-    for _ in range(10):
-        assert fast.next_delay(0) == pytest.approx(plain.next_delay(0) * 0.02)
-
-
-def test_with_a_learned_duration_polls_densely_around_it_then_backs_off() -> None:
-    schedule = PollSchedule(expected=40.0, jitter=0, dense=0.4)  # dense 0.4 s, window 40 s +- 10 s
-    elapsed, polls = 0.0, []
-    while elapsed < 70:
-        elapsed += schedule.next_delay(elapsed)
-        polls.append(elapsed)
-    first_dense = polls[0]
-    assert first_dense == pytest.approx(30.0)  # one sleep until shortly before it is due
-    window = [t for t in polls if 30.0 <= t <= 50.0]
-    gaps = [b - a for a, b in pairwise(window)]
-    assert max(gaps) == pytest.approx(0.4)  # at most 0.4 s late while it is likely to finish
-    late = [t for t in polls if t > 50.5]
-    late_gaps = [b - a for a, b in pairwise(late)]
-    assert late_gaps == sorted(late_gaps) and late_gaps[-1] > 2  # then back off again
-
-
-def test_long_expected_durations_still_poll_now_and_then() -> None:
-    schedule = PollSchedule(expected=600.0, jitter=0, dense=0.4)
-    assert schedule.next_delay(0) == 30.0  # max_sleep: a long task still shows progress
-    assert schedule.next_delay(540.0) == pytest.approx(0.4)  # 600 - 25 %: dense from 450 s
-
-
-@given(
-    expected=st.one_of(st.none(), st.floats(0.01, 5000)),
-    scale=st.floats(0.001, 10),
-    elapsed=st.lists(st.floats(0, 10000), min_size=1, max_size=30),
-    seed=st.integers(0, 2**32),
-)
-def test_delays_are_always_positive_and_bounded(
-    expected: float | None, scale: float, elapsed: list[float], seed: int
-) -> None:
-    schedule = PollSchedule(expected=expected, scale=scale, rng=random.Random(seed))
-    for e in elapsed:
-        delay = schedule.next_delay(e)
-        assert 0 < delay <= max(schedule.cap, schedule.max_sleep) * scale + 1e-9 or delay == 0.01
+# --- the poll schedule: tests/test_polling.py ------------------------------------------
 
 
 # --- the task life cycle against the emulator ------------------------------------------
@@ -620,31 +562,6 @@ async def test_the_journal_hears_every_step(client_async: AsyncClient, tmp_path:
     assert entry.entry.mode == "text-to-video" and entry.entry.kind == "video"
     assert [r.status for r in entry.records] == ["queued", "processing", "succeeded"]
     assert entry.paths == paths
-
-
-async def test_learned_polling_asks_the_history_with_the_request_key(
-    client_app: Any, client_key: str, client_options: dict[str, Any]
-) -> None:
-    asked: list[tuple[Any, ...]] = []
-
-    class Spy(MemoryJournal):
-        def expected_duration(
-            self, model: str, resolution: str | None, duration: float | None
-        ) -> float | None:
-            asked.append((model, resolution, duration))
-            return super().expected_duration(model, resolution, duration)
-
-    spy = Spy()
-    async with AsyncClient(
-        "http://emulator", client_key, transport=httpx.ASGITransport(app=client_app),
-        history=spy, **client_options,
-    ) as client:
-        first = await client.generate(model="video-a", prompt="a fox")
-        await client.generate(model="video-a", prompt="a fox")
-    # Defaults are part of the key: a bare video-a request is 720P, 5 s.
-    assert asked == [("video-a", "720P", 5.0)] * 2
-    assert spy.expected_duration("video-a", "720P", 5.0) is not None
-    assert first.seconds is not None
 
 
 async def test_a_broken_history_never_loses_a_task(

@@ -121,10 +121,12 @@ def test_filters_by_model_status_tag_and_time(client: genlab.Client, history: Hi
 def test_learned_durations_come_from_succeeded_tasks(
     client: genlab.Client, history: History
 ) -> None:
-    assert history.expected_duration("image-d", "512", None) is None
+    assert history.duration_samples() == []
     record = client.generate(model="image-d", prompt="learn", resolution="512")
-    learned = history.expected_duration("image-d", "512", None)
-    assert learned == pytest.approx(record.seconds, abs=1e-3)  # timestamps carry milliseconds
+    learned = history.duration_samples()
+    assert [x.task_id for x in learned] == [record.task_id]
+    assert learned[0].seconds == pytest.approx(record.seconds, abs=1e-3)  # milliseconds
+    assert learned[0].work.model == "image-d" and learned[0].work.pixels == 512 * 512
 
 
 def _writer(path: str, worker: int, count: int) -> None:

@@ -27,7 +27,9 @@ from genlab.client._config import (
     resolve_config,
 )
 from genlab.client._download import extension_for
+from genlab.client._durations import DurationModel, DurationSample, Work
 from genlab.client._files import data_uri, safe_filename
+from genlab.client._forecast import Prediction
 from genlab.client._journal import JournalEntry, MemoryJournal, SubmitEntry, TaskJournal
 from genlab.client._media import MAX_MEDIA_BYTES
 from genlab.client._polling import PollSchedule
@@ -54,11 +56,14 @@ __all__ = [
     "ClientOptions",
     "ConfigOptions",
     "ConfigurationError",
+    "DurationModel",
+    "DurationSample",
     "ImageResult",
     "JournalEntry",
     "MemoryJournal",
     "Outcome",
     "PollSchedule",
+    "Prediction",
     "RequestLike",
     "Secret",
     "SubmitEntry",
@@ -69,6 +74,7 @@ __all__ = [
     "TaskRef",
     "TaskStatus",
     "VideoResult",
+    "Work",
     "data_uri",
     "extension_for",
     "resolve_config",

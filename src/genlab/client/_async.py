@@ -8,8 +8,10 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Unpack
@@ -23,26 +25,33 @@ from genlab._errors import (
     RateLimitError,
     ServerError,
     TaskFailedError,
-    TaskNotFinishedError,
+    TaskTimeoutError,
+    UnreadableResponseError,
 )
 from genlab._wire import KINDS
 from genlab.client._batch import run_many
 from genlab.client._config import ClientConfig, ConfigOptions, resolve_config
-from genlab.client._download import download_record
-from genlab.client._files import FileLike
-from genlab.client._journal import MemoryJournal, TaskJournal, recording
-from genlab.client._media import MAX_MEDIA_BYTES, fetch_media
+from genlab.client._download import download_task
+from genlab.client._durations import DurationModel, DurationSample, Work
+from genlab.client._ids import check_task_id, task_path
+from genlab.client._journal import JournalWriter, MemoryJournal, TaskJournal
+from genlab.client._media_api import MediaMethods
 from genlab.client._polling import PollSchedule
-from genlab.client._submitting import Submitted, build_request, submit_once
+from genlab.client._submitting import Submitted, prepare, submit_once
 from genlab.client._transport import Http
 from genlab.client._types import Kind, Outcome, RequestLike, Task, TaskRecord, TaskRef
-from genlab.client._uploads import inline_reference, upload
-from genlab.client._waiting import OnUpdate, elapsed_since, poll_until_done
+from genlab.client._waiting import (
+    IN_BATCH,
+    OnUpdate,
+    elapsed_since,
+    poll_until_done,
+    unreadable_at_deadline,
+)
 
 logger = logging.getLogger("genlab")
 
 
-class AsyncClient:
+class AsyncClient(MediaMethods):
     """The asynchronous genlab client. Every method is a coroutine; use it with ``await``.
 
     Args:
@@ -80,7 +89,12 @@ class AsyncClient:
                 f"history must implement genlab.client.TaskJournal, got {type(history).__name__}"
             )
         self.history: TaskJournal = history if history is not None else MemoryJournal()
+        self.durations = DurationModel(  # how long tasks take: read by every wait's schedule
+            scale=self._config.poll_scale, source=self.history.duration_samples
+        )
         self._http = Http(self._config, transport)
+        self._journal = JournalWriter()  # history calls run there, never on the event loop
+        self._unreadable: dict[str, UnreadableResponseError] = {}  # last poll, per task
         self._tasks: dict[str, Submitted] = {}  # tasks this client submitted: body, timing
         self._kinds: dict[str, Kind] = {}
         self._supports_uploads = False
@@ -88,66 +102,6 @@ class AsyncClient:
     @property
     def base_url(self) -> str:
         return self._config.base_url
-
-    @property
-    def supports_uploads(self) -> bool:
-        """True when the service takes local files through :meth:`upload` (genlab's emulator).
-
-        ``genlab.connect()`` sets it when it starts the embedded emulator; the real service
-        has no upload endpoint, so it is False unless set.
-        """
-        return self._supports_uploads
-
-    @supports_uploads.setter
-    def supports_uploads(self, value: bool) -> None:
-        self._supports_uploads = bool(value)
-
-    async def upload(self, source: FileLike, filename: str | None = None) -> str:
-        """Upload a local file (path or bytes) to the emulator; returns a URL to reference.
-
-        The real service has no upload endpoint: there, give public URLs (or
-        :func:`genlab.client.data_uri` for images on models that accept Base64), or let
-        :meth:`reference_url` choose.
-
-        Example:
-            url = await client.upload("character.png")
-            await client.submit(model="video-d", reference_images=[{"url": url}], ...)
-        """
-        return await upload(self._http, source, filename)
-
-    async def reference_url(
-        self, data: bytes, filename: str, *, allow_data_uri: bool, field: str | None = None
-    ) -> str:
-        """The URL to send for a local file used as reference media.
-
-        Uploaded when :attr:`supports_uploads`; otherwise a ``data:`` URI when the list allows
-        them (``allow_data_uri``, from the catalog) and the file is an image.
-
-        Raises:
-            InvalidParameterError: the list needs a public http(s) URL; ``field`` names the
-                list in the message.
-
-        Example:
-            url = await client.reference_url(png, "frame.png", allow_data_uri=True)
-        """
-        if self.supports_uploads:
-            return await self.upload(data, filename)
-        return inline_reference(data, filename, allow_data_uri=allow_data_uri, field=field)
-
-    async def fetch_media(self, url: str, *, max_bytes: int = MAX_MEDIA_BYTES) -> bytes:
-        """The bytes behind a media URL (a result, a cover), at most ``max_bytes`` of them.
-
-        Fetched like :meth:`download` fetches: retried where safe, redirects followed, and never
-        with the API key (media URLs are public and may be on another host).
-
-        Raises:
-            MediaError: an error status, network trouble, not an http(s) URL, or larger than
-                ``max_bytes`` (64 MiB by default).
-
-        Example:
-            png = await client.fetch_media(record.images[0].url)
-        """
-        return await fetch_media(self._http, url, max_bytes=max_bytes)
 
     @property
     def config(self) -> ClientConfig:
@@ -164,16 +118,32 @@ class AsyncClient:
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Close the connection pool. The client cannot be used afterwards."""
+        """Close the connection pool. The client cannot be used afterwards.
+
+        History writes still pending finish on the journal's own thread.
+        """
+        self._journal.close()
         await self._http.aclose()
 
     # --- submit ----------------------------------------------------------------------
 
-    async def submit(self, request_or_body: RequestLike | None = None, /, **fields: Any) -> Task:
+    async def submit(
+        self,
+        request_or_body: RequestLike | None = None,
+        /,
+        *,
+        extra_body: Mapping[str, Any] | None = None,
+        kind: Kind | None = None,
+        **fields: Any,
+    ) -> Task:
         """Validate a request with the catalog, then submit it once.
 
         Args:
             request_or_body: a body dict or a validated request; may be omitted.
+            extra_body: fields the catalog does not know yet (a vendor's new field), sent as
+                given with a logged notice; fields the model declares are still checked.
+            kind: ``"video"`` or ``"image"``, for a model the catalog does not know yet: its
+                request is then sent unchecked, and its credits are unknown.
             **fields: request fields; they override and extend ``request_or_body``.
 
         Returns:
@@ -186,12 +156,14 @@ class AsyncClient:
 
         Example:
             task = await client.submit(model="video-a", prompt="waves", duration=8)
+            task = await client.submit(model="video-a", prompt="waves", extra_body={"fps": 30})
+            task = await client.submit(model="video-g", prompt="waves", kind="video")
         """
-        request = build_request(request_or_body, fields)
-        task, known = await submit_once(self._http, self.history, request)
+        entry = prepare(request_or_body, fields, extra_body=extra_body, kind=kind)
+        task, known = await submit_once(self._http, self.history, self._journal, entry)
         self._tasks[task.task_id] = known
         self._kinds[task.task_id] = known.kind
-        logger.info("genlab: submitted %s task %s", request.model_name, task.task_id)
+        logger.info("genlab: submitted %s task %s", entry.model, task.task_id)
         return task
 
     # --- get / wait ------------------------------------------------------------------
@@ -215,10 +187,10 @@ class AsyncClient:
 
     async def _get(self, task_id: str, kind: Kind) -> TaskRecord:
         def read_record(data: Mapping[str, Any]) -> TaskRecord:
-            return TaskRecord.model_validate({**data, "kind": kind})
+            return TaskRecord.read(data, kind)
 
         record = await self._http.get(
-            f"/v1/{kind}s/tasks/{task_id}", read_record, what=f"record for task {task_id}"
+            task_path(kind, task_id), read_record, what=f"record for task {task_id}"
         )
         self._kinds[task_id] = kind
         return record
@@ -233,8 +205,9 @@ class AsyncClient:
     ) -> TaskRecord:
         """Poll until the task succeeds or fails, within an overall deadline.
 
-        Polling is adaptive, and learned from the history when it knows how long similar tasks
-        took. Network trouble while polling is retried and then tolerated until the deadline.
+        Polls are scheduled around when the task will likely finish (see
+        :attr:`durations`), and a polling hint from the service is honoured. Network trouble
+        while polling is retried and then tolerated until the deadline.
 
         Args:
             task: a Task, a TaskRecord or a task id.
@@ -249,6 +222,11 @@ class AsyncClient:
             TaskFailedError: the task failed (``.record`` holds it).
             TaskTimeoutError: the deadline passed; the task keeps running. Resume with
                 ``client.wait(task_id)``.
+            UnreadableResponseError: the deadline passed while the task's record could not be
+                read (such answers are retried until then); ``.excerpt`` shows what came.
+            NotFoundError: the service does not know the task (for a task this client
+                submitted, only after ``not_found_grace`` seconds: it may not be visible yet).
+            ValueError: the id is empty, ``.`` or ``..``.
 
         Example:
             record = await client.wait(task, timeout=600, on_update=print)
@@ -256,22 +234,36 @@ class AsyncClient:
         task_id, kind = self._resolve(task, None)
         known = self._tasks.get(task_id)
         limit = self._config.wait_timeout if timeout is None else float(timeout)
+        work = Work.of_body(known.body) if known is not None else Work("", kind)
 
         async def fetch() -> TaskRecord | None:
-            nonlocal kind
+            nonlocal kind, work
             record = await self._poll(task_id, kind)
-            kind = record.kind if record is not None else kind
+            if record is not None:  # a bare id learns its model from its first record
+                kind, work = record.kind, work if work.model else Work(record.model, record.kind)
             return record
 
-        record = await poll_until_done(
-            task_id,
-            fetch,
-            schedule=self._schedule_for(known),
-            elapsed=elapsed_since(known.started if known is not None else None),
-            limit=limit,
-            on_change=self._status_changed,
-            on_update=on_update,
-        )
+        make = PollSchedule.for_batch if IN_BATCH.get() else PollSchedule
+        self._unreadable.pop(task_id, None)
+        try:
+            record = await poll_until_done(
+                task_id,
+                fetch,
+                schedule=make(lambda: self.durations.predict(work), scale=self._config.poll_scale),
+                elapsed=elapsed_since(known.started if known is not None else None),
+                limit=limit,
+                on_change=self._status_changed,
+                on_update=on_update,
+                hint=lambda: self._http.take_hint(task_path(kind, task_id)) if kind else None,
+            )
+        except TaskTimeoutError as exc:
+            unreadable = self._unreadable.pop(task_id, None)
+            if unreadable is None:
+                raise
+            raise unreadable_at_deadline(task_id, limit, unreadable) from exc
+        finally:
+            self._unreadable.pop(task_id, None)
+            await self._journal.settle(WAIT_SETTLE)
         if record.failed and raise_on_failure:
             raise TaskFailedError(
                 f"task {task_id} ({record.model}) failed: {record.error or 'no reason given'}",
@@ -280,27 +272,33 @@ class AsyncClient:
         return record
 
     def _status_changed(self, record: TaskRecord) -> None:
-        with recording("status_changed"):
-            self.history.status_changed(record)
+        self.durations.observe(DurationSample.of_record(record))  # the rest of a batch learns
+        self._journal.record("status_changed", self.history.status_changed, record)
 
     async def _poll(self, task_id: str, kind: Kind | None) -> TaskRecord | None:
         try:
-            return await self.get(task_id, kind=kind)
+            record = await self.get(task_id, kind=kind)
         except (ServerError, RateLimitError, APIConnectionError) as exc:
             # Retries of this GET are used up; the task is fine, the network is not. Keep
             # waiting until the deadline rather than abandoning a task that costs money.
             logger.warning("genlab: polling task %s failed (%s); still waiting", task_id, exc)
             return None
-
-    def _schedule_for(self, known: Submitted | None) -> PollSchedule:
-        expected = None
-        key = known.duration_key if known is not None else None
-        if key is not None:
-            try:
-                expected = self.history.expected_duration(*key)
-            except Exception:  # a journal problem must not stop the wait
-                logger.exception("genlab: the history could not estimate a duration")
-        return PollSchedule(expected=expected, scale=self._config.poll_scale)
+        except UnreadableResponseError as exc:
+            # A proxy's page or a half-written record: transient until the wait's deadline,
+            # which then reports it (see wait) instead of a plain timeout.
+            self._unreadable[task_id] = exc
+            logger.warning("genlab: the record of task %s was unreadable; still waiting", task_id)
+            return None
+        except NotFoundError:
+            known = self._tasks.get(task_id)
+            if known is None or time.monotonic() - known.started > self._config.not_found_grace:
+                raise
+            # Submitted by this client moments ago: not visible yet on an eventually
+            # consistent service, not gone.
+            logger.info("genlab: task %s is not visible yet; still waiting", task_id)
+            return None
+        self._unreadable.pop(task_id, None)
+        return record
 
     # --- generate / map / download ---------------------------------------------------
 
@@ -341,9 +339,13 @@ class AsyncClient:
             outcomes = await client.map([{"model": "image-b", "prompt": p} for p in prompts])
             [o.record.images[0].url for o in outcomes if o.ok]
         """
-        return await run_many(
-            self, requests, concurrency=concurrency, timeout=timeout, on_update=on_update
-        )
+        batch = IN_BATCH.set(True)  # its waits poll as a batch (see PollSchedule.for_batch)
+        try:
+            return await run_many(
+                self, requests, concurrency=concurrency, timeout=timeout, on_update=on_update
+            )
+        finally:
+            IN_BATCH.reset(batch)
 
     async def download(
         self, record: TaskRef, directory: str | os.PathLike[str] = "."
@@ -360,26 +362,16 @@ class AsyncClient:
         Example:
             paths = await client.download(record, "outputs")
         """
-        if not isinstance(record, TaskRecord):
+        refetch = None
+        if isinstance(record, TaskRecord):  # its media URLs may have expired since
+            refetch = functools.partial(self.get, record.task_id, kind=record.kind)
+        else:
             record = await self.get(record)
-        if record.failed:
-            raise TaskFailedError(
-                f"task {record.task_id} failed ({record.error}); there is nothing to download",
-                record=record,
-            )
-        if not record.succeeded:
-            raise TaskNotFinishedError(
-                f"task {record.task_id} is {record.status}; wait for it first: "
-                f"record = client.wait({record.task_id!r})",
-                task_id=record.task_id,
-                status=record.status,
-            )
         known = self._tasks.get(record.task_id)
-        paths = await download_record(
-            self._http, record, directory, body=known.body if known is not None else None
-        )
-        with recording("results_saved"):
-            self.history.results_saved(record.task_id, paths)
+        body = known.body if known is not None else None
+        record, paths = await download_task(self._http, record, directory, body, refetch)
+        self._journal.record("results_saved", self.history.results_saved, record.task_id, paths)
+        await self._journal.settle(WAIT_SETTLE)
         return paths
 
     # --- helpers ---------------------------------------------------------------------
@@ -388,10 +380,12 @@ class AsyncClient:
         if kind is not None and kind not in KINDS:
             raise ValueError(f"kind must be 'video' or 'image', got {kind!r}")
         if isinstance(ref, Task | TaskRecord):
-            return ref.task_id, kind or ref.kind or self._kinds.get(ref.task_id)
-        if isinstance(ref, str) and ref:
-            return ref, kind or self._kinds.get(ref)
+            task_id = check_task_id(ref.task_id)
+            return task_id, kind or ref.kind or self._kinds.get(task_id)
+        if isinstance(ref, str):
+            return check_task_id(ref), kind or self._kinds.get(ref)
         raise TypeError(f"expected a Task, a TaskRecord or a task id, got {ref!r}")
 
 
-__all__ = ["AsyncClient"]
+WAIT_SETTLE = 2.0
+"""Seconds a wait or a download gives the history to record what it saw before returning."""

@@ -9,9 +9,10 @@ whose answer was lost is never forgotten and its credits can be accounted for:
 3. ``status_changed`` for every new status observed,
 4. ``results_saved`` after files were downloaded.
 
-It also answers ``expected_duration`` so polling can be scheduled around when tasks like this
-one usually finish. :class:`MemoryJournal` (the default) keeps everything in memory; the SQLite
-history in :mod:`genlab.history` implements the same protocol durably.
+It also answers ``duration_samples``: the finished tasks the client's
+:class:`~genlab.client.DurationModel` learns from, so polling is scheduled around when a task
+like this one will likely finish. :class:`MemoryJournal` (the default) keeps everything in
+memory; the SQLite history in :mod:`genlab.history` implements the same protocol durably.
 
 Example:
     journal = MemoryJournal()
@@ -20,23 +21,26 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import itertools
 import logging
-import statistics
 import threading
-from collections import defaultdict, deque
-from collections.abc import Iterator, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
+from genlab.client._durations import DurationSample
 from genlab.client._types import Task, TaskRecord
 
 logger = logging.getLogger("genlab")
 
 DurationKey = tuple[str, str | None, float | None]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,10 +64,11 @@ class SubmitEntry:
 
 @runtime_checkable
 class TaskJournal(Protocol):
-    """What the client records, and the one question it asks (``expected_duration``).
+    """What the client records, and the one question it asks (``duration_samples``).
 
-    Methods are called on the client's event loop thread and should return quickly.
-    Exceptions from ``submit_started`` stop the submission before anything is sent; exceptions
+    Methods are called on the client's journal thread (never on its event loop, so a slow or
+    locked history does not stall polling), one at a time, in the order of events. Exceptions
+    from ``submit_started`` stop the submission before anything is sent; exceptions
     from the other methods are logged and ignored, so a journal problem never loses a task.
     """
 
@@ -91,10 +96,12 @@ class TaskJournal(Protocol):
         """The task's results were downloaded to ``paths``."""
         ...
 
-    def expected_duration(
-        self, model: str, resolution: str | None, duration: float | None
-    ) -> float | None:
-        """Typical seconds from creation to completion for such tasks, or None if unknown."""
+    def duration_samples(self, limit: int = 1000) -> Sequence[DurationSample]:
+        """Up to ``limit`` succeeded tasks (newest first) to learn durations from.
+
+        Asked once per client, on its first wait; tasks that finish later reach the client's
+        model directly.
+        """
         ...
 
 
@@ -115,6 +122,93 @@ def recording(step: str) -> Iterator[None]:
         logger.exception("genlab: the history failed to record %s; continuing", step)
 
 
+class JournalWriter:
+    """Runs a journal's methods on one worker thread, in the order they were asked.
+
+    A history may block: SQLite waits up to its busy timeout when another process (a second
+    notebook, a database browser) holds the lock. On the event loop that would freeze every
+    poll and widget of the client; on this thread only the journal waits, and the writes still
+    land in order. ``record`` does not wait for the write; ``call`` awaits it (the entry id of
+    ``submit_started``); ``settle`` waits a bounded time for the writes asked so far.
+
+    Example:
+        writer = JournalWriter()
+        entry_id = await writer.call(journal.submit_started, entry)
+        writer.record("status_changed", journal.status_changed, record)
+    """
+
+    def __init__(self) -> None:
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
+        self._last: concurrent.futures.Future[Any] | None = None
+        self._lock = threading.Lock()
+
+    def _submit(self, fn: Callable[..., T], *args: Any) -> concurrent.futures.Future[T]:
+        with self._lock:
+            if self._pool is None:
+                self._pool = concurrent.futures.ThreadPoolExecutor(
+                    max_workers=1, thread_name_prefix="genlab-journal"
+                )
+            future = self._pool.submit(fn, *args)
+            self._last = future
+            return future
+
+    async def call(
+        self, fn: Callable[..., T], *args: Any, on_cancel: Callable[[T], object] | None = None
+    ) -> T:
+        """``fn(*args)`` on the journal thread; its result, or what it raised.
+
+        Cancelling the caller does not undo the call: ``on_cancel`` then runs with its result
+        (e.g. to mark a journal entry whose request was never sent).
+        """
+        future = self._submit(fn, *args)
+        try:
+            return await asyncio.shield(asyncio.wrap_future(future))
+        except asyncio.CancelledError:
+            if on_cancel is not None:
+                follow_up = on_cancel
+
+                def after() -> None:
+                    if future.exception() is None:
+                        with recording("cancellation"):
+                            follow_up(future.result())
+
+                self._submit(after)  # one worker: runs once ``fn`` is done
+            raise
+
+    def record(self, step: str, fn: Callable[..., object], *args: Any) -> None:
+        """``fn(*args)`` on the journal thread, not waited for; a failure is logged."""
+
+        def logged() -> None:
+            with recording(step):
+                fn(*args)
+
+        self._submit(logged)
+
+    async def settle(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the writes asked so far; True when they ended."""
+        last = self._last
+        if last is None or last.done():
+            return True
+        try:
+            await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(last)), timeout)
+        except TimeoutError:
+            logger.warning(
+                "genlab: the history is busy (locked by another process?); its writes "
+                "continue in the background"
+            )
+            return False
+        except Exception:  # logged where it was raised
+            pass
+        return True
+
+    def close(self) -> None:
+        """Let the thread end once the writes asked so far are done; never blocks."""
+        with self._lock:
+            if self._pool is not None:
+                self._pool.shutdown(wait=False)
+                self._pool = None
+
+
 @dataclass(slots=True)
 class JournalEntry:
     """One submission as :class:`MemoryJournal` remembers it."""
@@ -130,27 +224,24 @@ class JournalEntry:
 
 
 class MemoryJournal:
-    """The default journal: entries and learned durations in memory, for one session.
+    """The default journal: entries and finished tasks' durations in memory, for one session.
 
-    Durations are kept per (model, resolution, duration) from succeeded tasks, last ``window``
-    of each; ``expected_duration`` answers their median once ``min_samples`` are known.
+    The newest ``window`` succeeded tasks are kept as duration samples.
 
     Example:
+        >>> from genlab.client import Work
         >>> journal = MemoryJournal()
-        >>> journal.learn("video-a", "720P", 5, 12.0)
-        >>> journal.expected_duration("video-a", "720P", 5)
-        12.0
+        >>> journal.learn(DurationSample(Work("video-a", "video", 1280 * 720, 5.0), 12.0))
+        >>> [s.seconds for s in journal.duration_samples()]
+        [12.0]
     """
 
-    def __init__(self, *, window: int = 50, min_samples: int = 1) -> None:
+    def __init__(self, *, window: int = 1000) -> None:
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._entries: dict[str, JournalEntry] = {}
         self._by_task: dict[str, JournalEntry] = {}
-        self._durations: defaultdict[DurationKey, deque[float]] = defaultdict(
-            lambda: deque(maxlen=window)
-        )
-        self._min_samples = min_samples
+        self._durations: deque[DurationSample] = deque(maxlen=window)
 
     # --- the protocol ----------------------------------------------------------------
 
@@ -183,9 +274,11 @@ class MemoryJournal:
                 return
             item.status = record.status
             item.records.append(record)
-            seconds = record.seconds
-            if record.succeeded and seconds is not None and seconds >= 0:
-                self._durations[item.entry.duration_key].append(seconds)
+            if not record.model:  # the journal knows what it submitted
+                record = record.model_copy(update={"model": item.entry.model})
+            sample = DurationSample.of_record(record)
+            if sample is not None:
+                self._durations.appendleft(sample)
 
     def results_saved(self, task_id: str, paths: Sequence[Path]) -> None:
         with self._lock:
@@ -193,23 +286,16 @@ class MemoryJournal:
             if item is not None:
                 item.paths.extend(paths)
 
-    def expected_duration(
-        self, model: str, resolution: str | None, duration: float | None
-    ) -> float | None:
+    def duration_samples(self, limit: int = 1000) -> list[DurationSample]:
         with self._lock:
-            samples = self._durations.get((model, resolution, duration))
-            if not samples or len(samples) < self._min_samples:
-                return None
-            return float(statistics.median(samples))
+            return list(itertools.islice(self._durations, limit))
 
     # --- for people and tests --------------------------------------------------------
 
-    def learn(
-        self, model: str, resolution: str | None, duration: float | None, seconds: float
-    ) -> None:
+    def learn(self, sample: DurationSample) -> None:
         """Teach a duration directly (e.g. from an earlier session's history)."""
         with self._lock:
-            self._durations[(model, resolution, duration)].append(float(seconds))
+            self._durations.appendleft(sample)
 
     def entries(self) -> list[JournalEntry]:
         """Every submission so far, oldest first."""
@@ -222,4 +308,4 @@ class MemoryJournal:
 
     def __repr__(self) -> str:
         with self._lock:
-            return f"MemoryJournal(entries={len(self._entries)}, keys={len(self._durations)})"
+            return f"MemoryJournal(entries={len(self._entries)}, durations={len(self._durations)})"

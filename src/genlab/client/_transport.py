@@ -19,10 +19,12 @@ be read becomes an :class:`~genlab.UnreadableResponseError` only in :meth:`Http.
 
 from __future__ import annotations
 
+import email.utils
 import json
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from datetime import UTC, datetime
+from typing import IO, Any, TypeVar
 
 import httpx
 import stamina
@@ -37,6 +39,7 @@ from genlab._errors import (
     UnreadableResponseError,
 )
 from genlab._version import __version__
+from genlab._wire import ErrorEnvelope
 from genlab.client._config import ClientConfig
 
 logger = logging.getLogger("genlab")
@@ -47,6 +50,8 @@ Parse = Callable[[Mapping[str, Any]], T]
 cannot (pydantic's ValidationError is a ValueError)."""
 
 USER_AGENT = f"genlab/{__version__} (+httpx)"
+MAX_REDIRECTS = 10
+"""Redirect hops a media download follows (a CDN, a signed URL); API requests follow none."""
 
 # The request provably never reached the service: safe to send again.
 NOT_SENT: tuple[type[Exception], ...] = (
@@ -79,8 +84,10 @@ class Http:
             timeout=config.timeout,
             limits=httpx.Limits(max_connections=n, max_keepalive_connections=n),
             transport=transport,
+            max_redirects=MAX_REDIRECTS,
             headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
         )
+        self._hints: dict[str, float] = {}
 
     async def aclose(self) -> None:
         await self.client.aclose()
@@ -184,22 +191,37 @@ class Http:
             APIConnectionError: the service could not be reached (nothing was sent).
             APIError: the service refused the request.
         """
-        request = self.client.build_request("POST", path, json=body, headers=self._auth())
+        if self.client.is_closed:
+            raise APIConnectionError("the client is closed; nothing was sent. Make a new one.")
+        try:
+            request = self.client.build_request("POST", path, json=body, headers=self._auth())
+        except Exception as exc:  # nothing left: a header or the body could not be encoded
+            raise APIConnectionError(
+                f"could not build the POST {path} request ({type(exc).__name__}); nothing was "
+                "sent. Check the API key and base_url for stray characters."
+            ) from None
         try:
             async for attempt in self._retrying(self._submit_should_retry):
                 with attempt:
                     response = await self.client.send(request)
                     self._log(response)
                     self.raise_for_status(response)
-        except APIError:
-            raise
+        except APIError as exc:
+            if refused_for_sure(exc):
+                raise
+            # A 5xx, or an answer that is not the service's own envelope (a proxy's page), may
+            # come after the service created the task: never call that refused.
+            raise SubmissionUncertainError(
+                uncertain_message(model, answer_text(exc)), model=model, body=body,
+                status=exc.status,
+            ) from exc
         except NOT_SENT as exc:
             raise connection_error(exc, self.config.base_url, "POST", path) from exc
         except Exception as exc:
             # Anything else happened after the request may have left: never resend it.
             raise SubmissionUncertainError(
                 uncertain_message(model, type(exc).__name__), model=model, body=body
-            ) from exc
+            ) from safe_cause(exc)
         try:
             return self.read(response, parse, what="answer to the submission")
         except UnreadableResponseError as exc:
@@ -208,20 +230,38 @@ class Http:
             ) from exc
 
     async def get(self, path: str, parse: Parse[T], *, what: str) -> T:
-        """GET an API path with retries; return ``parse`` of its answer (see :meth:`read`)."""
-        return self.read(await self._safe_request("GET", path), parse, what=what)
+        """GET an API path with retries; return ``parse`` of its answer (see :meth:`read`).
+
+        A polling hint in the answer (see :func:`poll_hint`) is kept for :meth:`take_hint`.
+        """
+        response = await self._safe_request("GET", path)
+        hint = poll_hint(response.headers)
+        if hint is None:
+            self._hints.pop(path, None)
+        else:
+            if len(self._hints) > 1000:  # hints nobody asked for (plain get() calls)
+                self._hints.clear()
+            self._hints[path] = hint
+        return self.read(response, parse, what=what)
+
+    def take_hint(self, path: str) -> float | None:
+        """The polling hint of the last GET of ``path`` (seconds), once; None if it had none."""
+        return self._hints.pop(path, None)
 
     async def post_file(
         self,
         path: str,
         filename: str,
-        data: bytes,
+        data: bytes | IO[bytes],
         content_type: str,
         parse: Parse[T],
         *,
         what: str,
     ) -> T:
-        """POST one file as multipart ``file``. Retried like a GET: an upload bills nothing."""
+        """POST one file as multipart ``file``. Retried like a GET: an upload bills nothing.
+
+        An open file is streamed in chunks, never read whole (httpx rewinds it on a retry).
+        """
         files = {"file": (filename, data, content_type)}
         response = await self._safe_request("POST", path, files=files)
         return self.read(response, parse, what=what)
@@ -240,6 +280,11 @@ class Http:
             raise
         except TRANSIENT as exc:
             raise connection_error(exc, self.config.base_url, method, path) from exc
+        except Exception as exc:  # never raw: its text may quote a header
+            raise APIConnectionError(
+                f"{method} {path} failed before an answer came ({type(exc).__name__}); check "
+                "the API key and base_url for stray characters"
+            ) from safe_cause(exc)
         return response
 
     def get_retrying(self) -> Any:
@@ -254,6 +299,69 @@ class Http:
             response.request.url.path,
             response.status_code,
         )
+
+
+POLL_HINT_HEADERS = ("Retry-After", "Poll-After", "X-Poll-After")
+
+
+def poll_hint(headers: Mapping[str, str]) -> float | None:
+    """Seconds the service asks a client to wait before polling again, from a 2xx answer.
+
+    ``Retry-After`` (seconds or an HTTP date) or ``Poll-After`` / ``X-Poll-After`` (seconds);
+    None when absent or unreadable (an unreadable hint is ignored, never an error).
+
+    Example:
+        >>> poll_hint({"Retry-After": "2.5"}), poll_hint({"X-Poll-After": "soon"})
+        (2.5, None)
+    """
+    for name in POLL_HINT_HEADERS:
+        value = headers.get(name) or headers.get(name.lower())
+        if value is None:
+            continue
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            pass
+        try:
+            moment = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            continue
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        return max(0.0, (moment - datetime.now(UTC)).total_seconds())
+    return None
+
+
+def refused_for_sure(exc: APIError) -> bool:
+    """True when an error answer to a submit proves no task was created: the service's own
+    envelope with a 4xx status, any 429, or a bare 503 (see docs/spec-decisions.md).
+
+    Example:
+        >>> refused_for_sure(APIError.from_response(400, {"error": {"code": "X"}}))
+        True
+        >>> refused_for_sure(APIError.from_response(502, "<html>Bad Gateway</html>"))
+        False
+    """
+    if exc.status == 429 or (exc.status == 503 and exc.body is None):
+        return True
+    return exc.status < 500 and ErrorEnvelope.read(exc.body) is not None
+
+
+def answer_text(exc: APIError) -> str:
+    """How an uncertain answer is described: its status and who seems to have sent it."""
+    if ErrorEnvelope.read(exc.body) is not None:
+        return f"HTTP {exc.status} {exc.code} from the service"
+    if exc.body is None:
+        return f"HTTP {exc.status} with an empty body"
+    return f"HTTP {exc.status}, a page that is not the service's error envelope (a proxy's?)"
+
+
+def safe_cause(exc: BaseException) -> BaseException | None:
+    """``exc`` when its text can be shown (network trouble), else None: an encoding or
+    protocol error may quote a request header, and the Authorization header is one."""
+    if isinstance(exc, httpx.LocalProtocolError | UnicodeError):
+        return None
+    return exc if isinstance(exc, TRANSIENT) else None
 
 
 def uncertain_message(model: str, cause: str) -> str:

@@ -8,20 +8,23 @@ and :meth:`History.resume` finishes what was submitted but not seen to the end.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
-import statistics
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from genlab._wire import TERMINAL_STATUSES, Task, TaskRecord, VideoResult
-from genlab.client import SubmitEntry
-from genlab.history._columns import SCHEMA, STORED
+from genlab.client import DurationSample, SubmitEntry, Work
+from genlab.history._columns import COLUMN, SCHEMA, STORED
+from genlab.history._pending import append, merge, open_error, read, side_file
+
+logger = logging.getLogger("genlab")
 
 DEFAULT_PATH = Path(".genlab") / "history.sqlite"
 
@@ -47,17 +50,45 @@ class Journal:
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         self.path = Path(path) if path is not None else default_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
-        self._db = sqlite3.connect(
-            self.path, timeout=30, check_same_thread=False, isolation_level=None
-        )
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA busy_timeout=30000")
-        self._db.executescript(SCHEMA)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(
+                self.path, timeout=30, check_same_thread=False, isolation_level=None
+            )
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA busy_timeout=30000")
+            self._db.executescript(SCHEMA)
+            self._add_missing_columns()
+        except (sqlite3.Error, OSError) as exc:
+            raise open_error(self.path, exc) from exc
         self._tag: str | None = None
-        self._durations: dict[tuple[str, str | None, float | None], list[float]] = {}
+        self._merge_pending()
+
+    def _add_missing_columns(self) -> None:
+        # A file written by an older genlab lacks newer columns; add them (all nullable).
+        present = {row[1] for row in self._db.execute("PRAGMA table_info(tasks)")}
+        for name in STORED:
+            if name not in present:
+                self._db.execute(f"ALTER TABLE tasks ADD COLUMN {name} {COLUMN[name].sql}")
+
+    @property
+    def pending_file(self) -> Path:
+        """The side file holding accepted task ids the history could not record in time."""
+        return side_file(self.path)
+
+    def _merge_pending(self) -> None:
+        if not self.pending_file.exists():
+            return
+        try:
+            with self._lock:
+                merge(self._db, self.pending_file)
+        except (sqlite3.Error, OSError) as exc:
+            logger.warning(
+                "genlab: could not merge %s into the history yet (%s); resume still reads it",
+                self.pending_file, exc,
+            )
 
     # --- plumbing ----------------------------------------------------------------------
 
@@ -140,12 +171,25 @@ class Journal:
         return entry_id
 
     def submit_accepted(self, entry_id: str, task: Task) -> None:
+        """Record the task id; if the file cannot take it (locked past the busy timeout, disk
+        error), keep it in :attr:`pending_file` instead: a billed task never loses its id."""
         now = time.time()
-        with self._write() as db:
-            db.execute(
-                "UPDATE tasks SET state='accepted', task_id=?, status=COALESCE(status,'queued'),"
-                " accepted_at=?, created_at=?, updated_at=? WHERE entry_id=?",
-                (task.task_id, now, _ts(task.created_at) or now, now, entry_id),
+        try:
+            with self._write() as db:
+                db.execute(
+                    "UPDATE tasks SET state='accepted', task_id=?, "
+                    "status=COALESCE(status,'queued'), accepted_at=?, created_at=?, updated_at=? "
+                    "WHERE entry_id=?",
+                    (task.task_id, now, _ts(task.created_at) or now, now, entry_id),
+                )
+        except (sqlite3.Error, OSError) as exc:
+            append(self.pending_file, {
+                "entry_id": entry_id, "task_id": task.task_id, "model": task.model,
+                "kind": task.kind, "created_at": _ts(task.created_at), "at": now,
+            })
+            logger.warning(
+                "genlab: the history could not record task %s (%s); its id is kept in %s and "
+                "merged when the history is next opened", task.task_id, exc, self.pending_file,
             )
 
     def submit_uncertain(self, entry_id: str, reason: str) -> None:
@@ -174,7 +218,8 @@ class Journal:
             fields["completed_at"] = _ts(record.completed_at) or now
         if record.error is not None:
             fields["error_code"] = record.error.code
-            fields["error_message"] = record.error.message
+            fields["error_message"] = record.error.reason
+            fields["error_json"] = record.error.raw_json
         if results:
             fields |= {
                 "result_count": len(results),
@@ -195,8 +240,6 @@ class Journal:
                 "INSERT INTO events (task_id, status, at) VALUES (?, ?, ?)",
                 (record.task_id, record.status, now),
             )
-        if record.succeeded and record.seconds is not None:
-            self._forget_durations()
 
     def results_saved(self, task_id: str, paths: Sequence[Path]) -> None:
         with self._write() as db:
@@ -208,26 +251,27 @@ class Journal:
                 (json.dumps(known), time.time(), task_id),
             )
 
-    def expected_duration(
-        self, model: str, resolution: str | None, duration: float | None
-    ) -> float | None:
-        """Median seconds from creation to completion of the last 50 such tasks that succeeded."""
-        key = (model, resolution, duration)
-        samples = self._durations.get(key)
-        if samples is None:
-            rows = self.query(
-                "SELECT completed_at - created_at AS s FROM tasks WHERE model=? AND "
-                "resolution IS ? AND duration IS ? AND status='succeeded' AND "
-                "completed_at IS NOT NULL AND created_at IS NOT NULL "
-                "ORDER BY completed_at DESC LIMIT 50",
-                (model, resolution, duration),
-            )
-            samples = [float(r["s"]) for r in rows if r["s"] is not None and r["s"] >= 0]
-            self._durations[key] = samples
-        return float(statistics.median(samples)) if samples else None
+    def duration_samples(self, limit: int = 1000) -> list[DurationSample]:
+        """The newest ``limit`` succeeded tasks: what each produced and how long it took.
 
-    def _forget_durations(self) -> None:
-        self._durations = {}
+        Every model, resolution and length is included: the client's duration model learns
+        across settings, so a 720P run also informs a 1080P one.
+        """
+        rows = self.query(
+            "SELECT task_id, model, kind, width, height, media_seconds, result_count, "
+            "completed_at - created_at AS s FROM tasks WHERE status='succeeded' AND "
+            "completed_at IS NOT NULL AND created_at IS NOT NULL "
+            "ORDER BY completed_at DESC LIMIT ?",
+            (limit,),
+        )
+        samples = []
+        for r in rows:
+            if r["s"] is None or r["s"] <= 0:
+                continue
+            pixels = r["width"] * r["height"] if r["width"] and r["height"] else None
+            work = Work(r["model"], r["kind"], pixels, r["media_seconds"], r["result_count"] or 1)
+            samples.append(DurationSample(work, float(r["s"]), r["task_id"]))
+        return samples
 
     # --- bulk and queries --------------------------------------------------------------
 
@@ -239,15 +283,22 @@ class Journal:
         values = [[row.get(c, now if c == "updated_at" else None) for c in STORED] for row in rows]
         with self._write() as db:
             db.executemany(f"INSERT INTO tasks ({names}) VALUES ({marks})", values)
-        self._forget_durations()
         return len(values)
 
-    def unfinished(self) -> list[sqlite3.Row]:
-        """Accepted tasks not seen to the end (resumable), oldest first."""
-        return self.query(
+    def unfinished(self) -> list[Mapping[str, Any]]:
+        """Accepted tasks not seen to the end (resumable), oldest first; then task ids kept
+        in :attr:`pending_file` that could not be merged into the file yet."""
+        self._merge_pending()
+        rows: list[Mapping[str, Any]] = [dict(row) for row in self.query(
             "SELECT * FROM tasks WHERE state='accepted' AND task_id IS NOT NULL AND "
             f"(status IS NULL OR status NOT IN ({_FINAL})) ORDER BY submitted_at"
-        )
+        )]
+        seen = {row["task_id"] for row in rows}
+        for row in read(self.pending_file):
+            if row["task_id"] not in seen:
+                seen.add(row["task_id"])
+                rows.append({"model": "", "kind": None, "created_at": None, **row})
+        return rows
 
     def uncertain(self) -> list[sqlite3.Row]:
         """Submissions that may have been billed without a task id."""

@@ -1,0 +1,139 @@
+"""Time to media: from submit to the video on screen, minus the service's own processing time.
+
+A person presses Generate in a task card (:class:`genlab.widgets.TaskCard`, the Studio's
+card): the card submits, polls, downloads the result and embeds it. What the person waits for
+beyond the service's processing is genlab's overhead:
+
+* **submit**: the submission's round trip (``created_at`` minus the moment of submitting),
+* **poll lag**: ``completed_at`` to the moment the card saw ``succeeded``, in unscaled
+  (real-service) seconds,
+* **media**: from then until the card's media shows (download, embed), in real seconds; it
+  includes the emulator rendering the MP4 on its first request, which a real service has done
+  before it reports success.
+
+A 5 s 720P video-a clip, with a learned history (a warm-up batch first), against an emulator
+in its own process at ``time_scale`` (0.25: a 30 s task takes 7.5 s).
+
+Run it::
+
+    .venv/bin/python benchmarks/bench_time_to_media.py            # ~1 minute
+
+Goal (issue 16): overhead p50 under 0.5 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+from tempfile import TemporaryDirectory
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import genlab  # noqa: E402
+from benchmarks.bench_polling import API_KEY, emulator_process  # noqa: E402
+from genlab.client import MemoryJournal  # noqa: E402
+from genlab.widgets import Background, TaskCard  # noqa: E402
+
+BODY: dict[str, Any] = {"model": "video-a", "resolution": "720P", "duration": 5}
+
+
+def measure(client: genlab.Client, media_dir: Path, prompt: str, scale: float) -> dict[str, Any]:
+    """One card, start to media on screen; the parts of its overhead."""
+    seen: dict[str, float] = {}
+    shown = threading.Event()
+    card = TaskCard(client, {**BODY, "prompt": prompt}, media_dir=media_dir)
+
+    def badge(change: dict[str, Any]) -> None:
+        if "succeeded" in str(change["new"]) and "noticed" not in seen:
+            seen["noticed"] = time.time()
+
+    def media(change: dict[str, Any]) -> None:
+        if change["new"]:
+            seen["visible"] = time.time()
+            shown.set()
+
+    card.badge.observe(badge, names="value")
+    card.media.observe(media, names="value")
+    submitted = time.time()
+    card.start()
+    if not card.wait_done(120) or not shown.is_set():
+        raise RuntimeError(f"the card never showed its media: {card.status} {card.error}")
+    record = card.record
+    assert record is not None and record.created_at and record.completed_at
+    created, completed = record.created_at.timestamp(), record.completed_at.timestamp()
+    submit = created - submitted
+    lag = (seen["noticed"] - completed) / scale
+    shown_after = seen["visible"] - seen["noticed"]
+    return {
+        "submit_s": submit,
+        "poll_lag_s": lag,
+        "media_s": shown_after,
+        "overhead_s": submit + lag + shown_after,
+        "processing_s": (completed - created) / scale,
+    }
+
+
+def run(
+    n_tasks: int = 8, *, time_scale: float = 0.25, warmup: int = 4, concurrency: int = 2
+) -> list[dict[str, Any]]:
+    """Warm a history up, then time ``n_tasks`` cards; one row per part, then the goal row."""
+    samples: list[dict[str, Any]] = []
+    with emulator_process(time_scale) as base_url, TemporaryDirectory() as folder, \
+            genlab.Client(base_url, API_KEY, history=MemoryJournal(), poll_scale=time_scale,
+                          wait_timeout=300) as client:
+        client.map([{**BODY, "prompt": f"warm-up {i}"} for i in range(warmup)],
+                   concurrency=warmup)
+        lock = threading.Lock()
+        prompts = iter(range(n_tasks))
+
+        def worker() -> None:
+            while True:
+                with lock:
+                    i = next(prompts, None)
+                if i is None:
+                    return
+                row = measure(client, Path(folder), f"a fox in the snow, take {i}", time_scale)
+                with lock:
+                    samples.append(row)
+
+        threads = [threading.Thread(target=worker) for _ in range(concurrency)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        Background.shared().shutdown()
+    rows = [
+        {"part": part, "p50": statistics.median(s[part] for s in samples),
+         "max": max(s[part] for s in samples), "tasks": len(samples)}
+        for part in ("submit_s", "poll_lag_s", "media_s", "overhead_s", "processing_s")
+    ]
+    overhead = rows[3]["p50"]
+    return rows + [{"name": "time to media: overhead p50", "value": overhead, "goal": 0.5,
+                    "unit": "s", "met": overhead < 0.5}]
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    lines = [f"  {'5 s 720P video-a, learned':<28}{'p50':>8}{'max':>8}", "  " + "-" * 44]
+    for r in (r for r in rows if "part" in r):
+        lines.append(f"  {r['part']:<28}{r['p50']:>7.2f}s{r['max']:>7.2f}s")
+    for g in (r for r in rows if "name" in r):
+        met = "yes" if g["met"] else "NO"
+        lines.append(f"\n  {g['name']}: {g['value']:.2f} s (goal < {g['goal']} s)  {met}")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--tasks", type=int, default=8)
+    parser.add_argument("--time-scale", type=float, default=0.25)
+    args = parser.parse_args()
+    print(table(run(args.tasks, time_scale=args.time_scale)))
+
+
+if __name__ == "__main__":
+    main()

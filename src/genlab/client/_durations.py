@@ -1,0 +1,401 @@
+"""How long a task will take: a small duration model per model, learned from finished tasks.
+
+Each model's time from creation to completion is modelled as::
+
+    seconds = (fixed + per_second * output_seconds) * (pixels / reference) ** gamma * count ** delta
+
+with ``fixed`` and ``per_second`` fitted per model, ``gamma`` (how resolution tier scales the
+work) refined per model once it has run at more than one tier, and a log-normal spread learned
+from how far finished tasks fell from the fit. So one finished video-a 720P 5 s task already
+predicts video-a 1080P 10 s, and the prediction sharpens as tasks finish.
+
+Before any task of a model has finished, the prior of its kind is used (scaled by how the
+kind's other models compare with their priors, when some have run), with a wide spread.
+Priors are in real-service seconds and multiplied by ``scale`` (a sped-up emulator: 0.05).
+
+Example:
+    >>> model = DurationModel()
+    >>> clip = Work("video-a", "video", pixels=1280 * 720, seconds=5.0)
+    >>> model.predict(clip).samples  # nothing learned yet: the video prior
+    0
+    >>> model.observe(DurationSample(clip, 60.0, task_id="t1"))
+    >>> round(model.predict(clip).median, 1)
+    60.0
+    >>> longer = Work("video-a", "video", pixels=1920 * 1080, seconds=10.0)
+    >>> model.predict(longer).median > 60.0
+    True
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import statistics
+import threading
+from collections import OrderedDict, defaultdict, deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from genlab.catalog import DEFAULT_DURATION, RequestBase, plan_output, validate
+from genlab.client._forecast import Prediction
+from genlab.client._types import TaskRecord, VideoResult
+
+logger = logging.getLogger("genlab")
+
+REFERENCE_PIXELS = {"video": 1280 * 720, "image": 1024 * 1024}
+"""The pixel count a prior's ``fixed`` and ``per_second`` refer to (720P; a 1K square)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Work:
+    """What a task asks of the service, as far as its duration goes.
+
+    Attributes:
+        model: the model name ("" when not known yet).
+        kind: ``"video"`` or ``"image"`` (None when not known yet).
+        pixels: width x height of one output, or None.
+        seconds: output seconds of a video, or None.
+        count: outputs per call (image-a's ``n``).
+
+    Example:
+        >>> Work.of_body({"model": "video-a", "prompt": "a fox", "duration": 8}).seconds
+        8.0
+    """
+
+    model: str
+    kind: str | None = None
+    pixels: int | None = None
+    seconds: float | None = None
+    count: int = 1
+
+    @classmethod
+    def of_request(cls, request: RequestBase) -> Work:
+        """The work of a validated request, from the catalog's output plan."""
+        plan = plan_output(request)
+        return cls(
+            request.model_name, request.kind, plan.width * plan.height, plan.duration, plan.count
+        )
+
+    @classmethod
+    def of_body(cls, body: Mapping[str, Any]) -> Work:
+        """The work of a request body; only its model when the catalog no longer accepts it."""
+        try:
+            return cls.of_request(validate(dict(body)))
+        except Exception:  # an old body the catalog has moved on from still has a model
+            return cls(str(body.get("model") or ""))
+
+    @classmethod
+    def of_record(cls, record: TaskRecord) -> Work:
+        """The work a succeeded record shows it did (its first result's size and length)."""
+        results = record.results
+        first = results[0] if results else None
+        pixels = first.width * first.height if first and first.width and first.height else None
+        seconds = first.duration if isinstance(first, VideoResult) else None
+        return cls(record.model, record.kind, pixels, seconds, max(1, len(results)))
+
+
+@dataclass(frozen=True, slots=True)
+class DurationSample:
+    """One succeeded task: the work it did and its seconds from creation to completion.
+
+    Example:
+        >>> DurationSample(Work("image-b", "image"), 7.5).seconds
+        7.5
+    """
+
+    work: Work
+    seconds: float
+    task_id: str | None = None
+
+    @classmethod
+    def of_record(cls, record: TaskRecord) -> DurationSample | None:
+        """The sample a record teaches: None unless it succeeded with both timestamps."""
+        seconds = record.seconds
+        if not record.succeeded or seconds is None or seconds <= 0 or not record.model:
+            return None
+        return cls(Work.of_record(record), seconds, record.task_id)
+
+
+@dataclass(frozen=True, slots=True)
+class KindPrior:
+    """What a kind's tasks are assumed to take before any has finished (real seconds)."""
+
+    fixed: float
+    per_second: float
+    gamma: float
+    delta: float
+    sigma: float
+
+
+PRIORS: dict[str, KindPrior] = {
+    # A 5 s 720P clip in about half a minute; images in a few seconds. Wide (sigma 0.5:
+    # 90 % within x0.44..x2.3), since another service may be quite unlike the emulator.
+    "video": KindPrior(fixed=10.0, per_second=4.0, gamma=0.55, delta=0.0, sigma=0.5),
+    "image": KindPrior(fixed=7.0, per_second=0.0, gamma=0.35, delta=0.35, sigma=0.5),
+}
+UNKNOWN_PRIOR = KindPrior(fixed=20.0, per_second=0.0, gamma=0.0, delta=0.0, sigma=0.8)
+
+NOISE_PRIOR = 0.25  # the spread assumed of one model's tasks, before residuals say otherwise
+NOISE_WEIGHT = 2.0  # ... worth this many residuals
+SHAPE_WEIGHT = 2.0  # pseudo-samples holding fixed/per_second to the prior's ratio
+GAMMA_WEIGHT = 1.0  # shrinkage of a model's own gamma toward its kind's
+MIN_SIGMA = 0.05
+MIN_SHAPE = 8  # residuals of a kind needed before their shape replaces the normal
+SHAPE_PER_MODEL = 40  # newest residuals of each model in its kind's shape
+SHAPE_POINTS = 24  # quantiles of the shape a forecast carries
+
+
+@dataclass(frozen=True, slots=True)
+class _Fit:
+    fixed: float
+    per_second: float
+    gamma: float
+    noise: float
+    n: int
+    pixels: tuple[float, float]  # log-pixel range seen
+    seconds: tuple[float, float]  # log1p output-second range seen
+    typical: Work  # the median work seen, standing in for what a bare task id does not say
+
+
+class DurationModel:
+    """Per-model duration fits, refitted as samples arrive. Thread-safe.
+
+    Args:
+        samples: finished tasks to start from.
+        scale: multiplies the priors (not what is learned); 0.05 for a 20x emulator.
+        window: the newest samples kept per model.
+        source: called once, on first use, for more samples (a client passes its history's
+            ``duration_samples``, so an unused client never reads its history). A source that
+            fails is logged and the model starts from what it has.
+
+    Example:
+        >>> DurationModel().predict(Work("image-b", "image")).median
+        7.0
+    """
+
+    def __init__(
+        self,
+        samples: Iterable[DurationSample] = (),
+        *,
+        scale: float = 1.0,
+        window: int = 200,
+        source: Callable[[], Iterable[DurationSample]] | None = None,
+    ) -> None:
+        self.scale = scale
+        self._source = source
+        self._lock = threading.Lock()
+        self._samples: defaultdict[str, deque[DurationSample]] = defaultdict(
+            lambda: deque(maxlen=window)
+        )
+        self._kinds: dict[str, str] = {}
+        self._fits: dict[str, _Fit] = {}
+        self._residuals: dict[str, tuple[float, ...]] = {}
+        self._seen: OrderedDict[str, None] = OrderedDict()
+        for sample in samples:
+            self._add(sample)
+        for name in list(self._samples):
+            self._refit(name)
+
+    def observe(self, sample: DurationSample | None) -> None:
+        """Learn from one finished task (None and already-seen task ids are ignored)."""
+        if sample is None:
+            return
+        with self._lock:
+            self._load()
+            if self._add(sample):
+                self._refit(sample.work.model)
+
+    def predict(self, work: Work) -> Prediction:
+        """The forecast for ``work``: its model's fit, else its kind's prior."""
+        with self._lock:
+            self._load()
+            kind = work.kind or self._kinds.get(work.model)
+            fit = self._fits.get(work.model)
+            if fit is None:
+                if kind == "video" and work.seconds is None:
+                    work = replace(work, seconds=float(DEFAULT_DURATION))
+                return self._from_prior(work, kind)
+            if work.pixels is None or (work.seconds is None and fit.typical.seconds):
+                work = replace(
+                    work,
+                    pixels=work.pixels or fit.typical.pixels,
+                    seconds=work.seconds if work.seconds is not None else fit.typical.seconds,
+                )
+            prior = PRIORS.get(kind or "", UNKNOWN_PRIOR)
+            median = self._shape(fit.fixed, fit.per_second, fit.gamma, prior.delta, work, kind)
+            # Parameter uncertainty shrinks with samples; extrapolating beyond the tiers and
+            # lengths seen adds some.
+            reach = _outside(_log_pixels(work, kind), fit.pixels) * 0.5 + _outside(
+                math.log1p(work.seconds or 0.0), fit.seconds
+            ) * 0.5
+            shape = self._shape_of(kind)
+            if len(shape) < MIN_SHAPE:
+                sigma = math.sqrt(fit.noise**2 * (1 + 1 / fit.n) + reach**2)
+                return Prediction(median, max(MIN_SIGMA, sigma), fit.n)
+            # The residuals seen (pooled over the kind's models) give the shape; each is
+            # smoothed by the usual kernel width plus what this model's fit is unsure of.
+            kernel = 0.9 * statistics.pstdev(shape) * len(shape) ** -0.2
+            sigma = math.sqrt(kernel**2 + fit.noise**2 / fit.n + reach**2)
+            # Its quantiles stand for it: the same shape at a fixed, small cost per poll.
+            if len(shape) > SHAPE_POINTS:
+                shape = tuple(statistics.quantiles(shape, n=SHAPE_POINTS + 1, method="inclusive"))
+            return Prediction(median, max(MIN_SIGMA / 2, sigma), fit.n, shape=shape)
+
+    def samples(self, model: str) -> int:
+        """How many finished tasks of ``model`` the fit rests on."""
+        with self._lock:
+            self._load()
+            return len(self._samples.get(model, ()))
+
+    # --- fitting ---------------------------------------------------------------------
+
+    def _load(self) -> None:
+        source, self._source = self._source, None
+        if source is None:
+            return
+        try:
+            added = [sample.work.model for sample in source() if self._add(sample)]
+        except Exception:  # a history problem must not stop a wait: start from the priors
+            logger.exception("genlab: could not read past durations from the history")
+            return
+        for name in set(added):
+            self._refit(name)
+
+    def _shape_of(self, kind: str | None) -> tuple[float, ...]:
+        return tuple(
+            r for m, rs in self._residuals.items() if self._kinds.get(m) == kind for r in rs
+        )
+
+    def _add(self, sample: DurationSample) -> bool:
+        if sample.seconds <= 0 or not sample.work.model:
+            return False
+        if sample.task_id is not None:
+            if sample.task_id in self._seen:
+                return False
+            self._seen[sample.task_id] = None
+            if len(self._seen) > 10_000:
+                self._seen.popitem(last=False)
+        self._samples[sample.work.model].append(sample)
+        if sample.work.kind:
+            self._kinds[sample.work.model] = sample.work.kind
+        return True
+
+    def _shape(
+        self, fixed: float, per_second: float, gamma: float, delta: float, work: Work,
+        kind: str | None,
+    ) -> float:
+        base = fixed + per_second * (work.seconds or 0.0)
+        images = math.exp(delta * math.log(max(1, work.count)))
+        return max(1e-6, base * math.exp(gamma * _log_pixels(work, kind)) * images)
+
+    def _from_prior(self, work: Work, kind: str | None) -> Prediction:
+        prior = PRIORS.get(kind or "", UNKNOWN_PRIOR)
+        median = self._shape(
+            prior.fixed * self.scale, prior.per_second * self.scale, prior.gamma, prior.delta,
+            work, kind,
+        )
+        # The kind's other models, compared with the same prior, say how this service runs.
+        ratios = [
+            math.log(f.fixed / prior.fixed / self.scale)
+            for m, f in self._fits.items()
+            if self._kinds.get(m) == kind and prior.fixed > 0 and f.fixed > 0
+        ]
+        if ratios:
+            return Prediction(median * math.exp(statistics.fmean(ratios)), prior.sigma * 0.8, 0)
+        return Prediction(median, prior.sigma, 0)
+
+    def _refit(self, model: str) -> None:
+        samples = list(self._samples[model])
+        kind = self._kinds.get(model)
+        prior = PRIORS.get(kind or "", UNKNOWN_PRIOR)
+        gamma = prior.gamma
+        fixed, per_second = self._fit_line(samples, prior, gamma, kind)
+        logs = [_log_pixels(s.work, kind) for s in samples]
+        centre = statistics.fmean(logs)
+        if max(logs) - min(logs) > 0.1:  # ran at more than one tier: learn its own gamma
+            residuals = [
+                math.log(s.seconds / self._shape(fixed, per_second, gamma, prior.delta, s.work,
+                                                 kind))
+                for s in samples
+            ]
+            spread = [x - centre for x in logs]
+            gamma += sum(x * r for x, r in zip(spread, residuals, strict=True)) / (
+                sum(x * x for x in spread) + GAMMA_WEIGHT
+            )
+            gamma = min(1.5, max(0.0, gamma))
+            fixed, per_second = self._fit_line(samples, prior, gamma, kind)
+        errors = [
+            math.log(s.seconds / self._shape(fixed, per_second, gamma, prior.delta, s.work, kind))
+            for s in samples
+        ]
+        self._residuals[model] = tuple(errors[-SHAPE_PER_MODEL:])
+        noise = math.sqrt(
+            (sum(e * e for e in errors) + NOISE_WEIGHT * NOISE_PRIOR**2)
+            / (len(errors) + NOISE_WEIGHT)
+        )
+        lengths = [math.log1p(s.work.seconds or 0.0) for s in samples]
+        pixels = [s.work.pixels for s in samples if s.work.pixels]
+        seconds = [s.work.seconds for s in samples if s.work.seconds is not None]
+        typical = Work(
+            model,
+            kind,
+            int(statistics.median(pixels)) if pixels else None,
+            statistics.median(seconds) if seconds else None,
+        )
+        self._fits[model] = _Fit(
+            fixed, per_second, gamma, noise, len(samples),
+            (min(logs), max(logs)), (min(lengths), max(lengths)), typical,
+        )
+
+    def _fit_line(
+        self, samples: list[DurationSample], prior: KindPrior, gamma: float, kind: str | None
+    ) -> tuple[float, float]:
+        """``fixed`` and ``per_second`` of one model at a given ``gamma``.
+
+        The scale comes from the median ratio to the prior's shape (robust to a slow outlier);
+        with several output lengths seen, a least-squares line pulled toward that scaled shape
+        (``SHAPE_WEIGHT`` pseudo-samples) lets the model's own fixed/per-second split show.
+        """
+        ys = [
+            s.seconds / self._shape(1.0, 0.0, gamma, prior.delta, s.work, kind) for s in samples
+        ]
+        ds = [s.work.seconds or 0.0 for s in samples]
+        ratio = math.exp(
+            statistics.median(
+                math.log(y / (prior.fixed + prior.per_second * d)) for y, d in zip(ys, ds,
+                                                                                    strict=True)
+            )
+        )
+        fixed, per_second = prior.fixed * ratio, prior.per_second * ratio
+        if prior.per_second <= 0 or max(ds) - min(ds) < 1.0:
+            return fixed, per_second
+        # Weighted least squares of y = a + b*d with the prior line as pseudo-points at the
+        # mean length: 2x2 normal equations.
+        w = SHAPE_WEIGHT
+        d0 = statistics.fmean(ds)
+        xs = [*ds, d0, d0 + 1.0]
+        ts = [*ys, fixed + per_second * d0, fixed + per_second * (d0 + 1.0)]
+        ws = [1.0] * len(ds) + [w / 2, w / 2]
+        sw = sum(ws)
+        mx = sum(wi * x for wi, x in zip(ws, xs, strict=True)) / sw
+        my = sum(wi * t for wi, t in zip(ws, ts, strict=True)) / sw
+        sxx = sum(wi * (x - mx) ** 2 for wi, x in zip(ws, xs, strict=True))
+        sxy = sum(wi * (x - mx) * (t - my) for wi, x, t in zip(ws, xs, ts, strict=True))
+        b = sxy / sxx if sxx > 0 else per_second
+        a = my - b * mx
+        if a <= 0 or b < 0:  # a line the shape cannot be: keep the scaled prior
+            return fixed, per_second
+        return a, b
+
+
+def _log_pixels(work: Work, kind: str | None) -> float:
+    reference = REFERENCE_PIXELS.get(kind or work.kind or "")
+    if not work.pixels or reference is None:
+        return 0.0
+    return math.log(work.pixels / reference)
+
+
+def _outside(value: float, seen: tuple[float, float]) -> float:
+    low, high = seen
+    return max(0.0, low - value, value - high)

@@ -1,0 +1,443 @@
+"""Polling: the duration model, the forecast, the schedule built on it, and polling hints.
+
+Everything here is deterministic: schedules are pure functions of elapsed time, and the wait
+loop is given a ``sleep`` that records delays instead of sleeping. No assertion is on time.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import statistics
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
+from itertools import pairwise
+from typing import Any
+
+import httpx
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from genlab import AsyncClient
+from genlab.client import (
+    DurationModel,
+    DurationSample,
+    MemoryJournal,
+    PollSchedule,
+    Prediction,
+    SubmitEntry,
+    Task,
+    TaskRecord,
+    Work,
+    resolve_config,
+)
+from genlab.client._transport import Http, poll_hint
+from genlab.client._waiting import poll_until_done
+
+P720, P1080, P480 = 1280 * 720, 1920 * 1080, 854 * 480
+
+
+def clip(seconds: float = 5.0, pixels: int = P720, model: str = "video-a") -> Work:
+    return Work(model, "video", pixels, seconds)
+
+
+def sample(work: Work, seconds: float, task_id: str | None = None) -> DurationSample:
+    return DurationSample(work, seconds, task_id)
+
+
+def polls_until(schedule: PollSchedule, finish: float, limit: int = 10_000) -> list[float]:
+    """The poll times of a schedule for a task that finishes at ``finish`` (first at 0)."""
+    times, t = [0.0], 0.0
+    while t < finish and len(times) < limit:
+        t += schedule.next_delay(t)
+        times.append(t)
+    return times
+
+
+# --- the duration model ---------------------------------------------------------------
+
+
+def test_before_any_task_finished_the_kind_prior_answers_with_a_wide_spread() -> None:
+    model = DurationModel()
+    video, image = model.predict(clip()), model.predict(Work("image-b", "image", 1024 * 1024))
+    assert video.samples == 0 and image.samples == 0
+    assert video.median == pytest.approx(30.0)  # 10 s + 4 s per output second, at 720P
+    assert image.median == pytest.approx(7.0)
+    assert video.sigma >= 0.4 and image.sigma >= 0.4
+    assert DurationModel(scale=0.05).predict(clip()).median == pytest.approx(1.5)
+
+
+def test_one_finished_720p_5s_task_predicts_1080p_10s() -> None:
+    model = DurationModel()
+    model.observe(sample(clip(5.0, P720), 60.0, "t1"))
+    same = model.predict(clip(5.0, P720))
+    bigger = model.predict(clip(10.0, P1080))
+    smaller = model.predict(clip(2.0, P480))
+    assert same.median == pytest.approx(60.0) and same.samples == 1
+    # Twice the prior's guess for 720P 5 s, so twice its guess for 1080P 10 s too.
+    assert bigger.median == pytest.approx(2 * DurationModel().predict(clip(10.0, P1080)).median)
+    assert smaller.median < same.median < bigger.median
+    assert bigger.sigma > same.sigma  # further from what was seen: less sure
+
+
+def test_a_model_learns_its_own_fixed_and_per_second_parts() -> None:
+    model = DurationModel()
+    for i, d in enumerate([2, 4, 6, 8, 10, 12] * 3):
+        model.observe(sample(clip(d), 20.0 + 1.0 * d, f"t{i}"))  # prior says 10 + 4/s
+    assert model.predict(clip(15.0)).median == pytest.approx(35.0, rel=0.1)
+    assert model.predict(clip(2.0)).median == pytest.approx(22.0, rel=0.1)
+
+
+def test_a_model_learns_how_resolution_scales_it() -> None:
+    model = DurationModel()
+    for i in range(10):  # this model does not care about resolution at all
+        model.observe(sample(clip(5.0, P480), 30.0, f"a{i}"))
+        model.observe(sample(clip(5.0, P1080), 30.0, f"b{i}"))
+    prior_ratio = (P1080 / P480) ** 0.55
+    learned = model.predict(clip(5.0, P1080)).median / model.predict(clip(5.0, P480)).median
+    assert learned < 1 + (prior_ratio - 1) / 2
+
+
+def test_more_images_per_call_take_longer() -> None:
+    model = DurationModel()
+    model.observe(sample(Work("image-a", "image", 1024 * 1024, None, 1), 8.0, "t1"))
+    one = model.predict(Work("image-a", "image", 1024 * 1024, None, 1)).median
+    four = model.predict(Work("image-a", "image", 1024 * 1024, None, 4)).median
+    assert four > one
+
+
+def test_the_spread_is_learned_from_how_far_tasks_fell_from_the_fit() -> None:
+    rng = random.Random(0)
+    tight, loose = DurationModel(), DurationModel()
+    for i in range(40):
+        tight.observe(sample(clip(), 30.0 * rng.uniform(0.97, 1.03), f"t{i}"))
+        loose.observe(sample(clip(), 30.0 * rng.uniform(0.6, 1.6), f"l{i}"))
+    t, lo = tight.predict(clip()), loose.predict(clip())
+    assert t.quantile(0.95) / t.quantile(0.05) < 1.3
+    assert lo.quantile(0.95) / lo.quantile(0.05) > 1.8
+
+
+def test_a_new_model_starts_from_how_its_kinds_other_models_ran() -> None:
+    model = DurationModel()
+    for i in range(5):  # video-a runs three times slower than the prior says
+        model.observe(sample(clip(5.0), 90.0, f"t{i}"))
+    unseen = model.predict(clip(5.0, model="video-f"))
+    assert unseen.samples == 0 and unseen.median == pytest.approx(90.0, rel=0.05)
+    assert model.predict(Work("image-b", "image", 1024 * 1024)).median == pytest.approx(7.0)
+
+
+def test_the_same_task_teaches_once_and_failures_teach_nothing() -> None:
+    model = DurationModel()
+    model.observe(sample(clip(), 30.0, "t1"))
+    model.observe(sample(clip(), 90.0, "t1"))
+    assert model.samples("video-a") == 1
+    failed = TaskRecord(task_id="f", status="failed", model="video-a",
+                        created_at="2026-01-01T00:00:00Z", completed_at="2026-01-01T00:01:00Z")
+    assert DurationSample.of_record(failed) is None
+
+
+def test_a_succeeded_record_shows_the_work_it_did() -> None:
+    record = TaskRecord.model_validate({
+        "task_id": "t1", "status": "succeeded", "model": "video-c", "kind": "video",
+        "created_at": "2026-01-01T00:00:00Z", "completed_at": "2026-01-01T00:00:41.5Z",
+        "videos": [{"url": "https://cdn/x.mp4", "width": 1920, "height": 1080, "duration": 8}],
+    })
+    learned = DurationSample.of_record(record)
+    assert learned == DurationSample(Work("video-c", "video", P1080, 8.0, 1), 41.5, "t1")
+
+
+def test_the_work_of_a_request_comes_from_the_catalog_plan() -> None:
+    assert Work.of_body({"model": "video-a", "prompt": "x", "resolution": "1080P",
+                         "duration": 10}) == Work("video-a", "video", P1080, 10.0, 1)
+    assert Work.of_body({"model": "video-a", "duration": -1}) == Work("video-a")  # invalid
+
+
+def test_history_is_read_once_and_only_when_needed() -> None:
+    calls: list[int] = []
+
+    def source() -> list[DurationSample]:
+        calls.append(1)
+        return [sample(clip(), 45.0, "old")]
+
+    model = DurationModel(source=source)
+    assert calls == []
+    assert model.predict(clip()).median == pytest.approx(45.0)
+    model.observe(sample(clip(), 45.0, "new"))
+    assert calls == [1] and model.samples("video-a") == 2
+
+
+def test_a_history_that_cannot_answer_leaves_the_priors(caplog: pytest.LogCaptureFixture) -> None:
+    def broken() -> list[DurationSample]:
+        raise OSError("database is locked")
+
+    with caplog.at_level(logging.ERROR, logger="genlab"):
+        prediction = DurationModel(source=broken).predict(clip())
+    assert prediction.samples == 0 and "past durations" in caplog.text
+
+
+def test_the_memory_journal_keeps_succeeded_tasks_as_samples() -> None:
+    journal = MemoryJournal()
+    entry = SubmitEntry(body={"model": "video-a"}, model="video-a", kind="video",
+                        mode="text-to-video", credits=800, submitted_at=datetime.now(UTC))
+    for task_id, status, seconds in [("a", "succeeded", 12.0), ("b", "failed", 50.0),
+                                     ("c", "succeeded", 14.0)]:
+        journal.submit_accepted(journal.submit_started(entry), Task(task_id=task_id))
+        journal.status_changed(TaskRecord.model_validate({
+            "task_id": task_id, "status": status, "model": "video-a", "kind": "video",
+            "created_at": "2026-01-01T00:00:00Z",
+            "completed_at": f"2026-01-01T00:00:{seconds:06.3f}Z",
+        }))
+    assert [(s.task_id, s.seconds) for s in journal.duration_samples()] == [
+        ("c", 14.0), ("a", 12.0)]  # newest first; the failure teaches nothing
+    assert len(journal.duration_samples(limit=1)) == 1
+
+
+# --- the forecast ---------------------------------------------------------------------
+
+
+def test_a_learned_band_has_no_chance_before_it_opens() -> None:
+    band = Prediction(20.0, 0.02, shape=tuple(x / 100 for x in range(-20, 21, 4)))
+    assert band.hazard(14.0) < 1e-9
+    assert band.hazard(20.0) > 0.05
+    assert band.hazard(24.0) > band.hazard(20.0)  # the band's end is near: finishing is likely
+    assert band.quantile(0.05) == pytest.approx(20.0 * 2.718 ** -0.19, rel=0.05)
+
+
+def test_a_long_queue_moves_the_forecast_later() -> None:
+    p = Prediction(20.0, 0.2)
+    assert p.shifted(10.0).quantile(0.5) == pytest.approx(30.0)
+    assert p.shifted(10.0).hazard(15.0) < 1e-9 < p.hazard(15.0)
+
+
+# --- the schedule ---------------------------------------------------------------------
+
+
+def test_it_sleeps_until_the_task_may_be_done_then_polls_closely() -> None:
+    schedule = PollSchedule(Prediction(30.0, 0.1, samples=20), jitter=0)  # a learned forecast
+    times = polls_until(schedule, 30.0)
+    assert 20.0 < times[1] < 27.0  # one sleep first
+    near = [b - a for a, b in pairwise(times) if a > 27.0]
+    assert max(near) <= schedule.min_gap + 1e-9
+
+
+def test_polls_are_densest_where_finishing_is_likeliest() -> None:
+    schedule = PollSchedule(Prediction(60.0, 0.3), jitter=0)
+    gap = {t: schedule.next_delay(t) for t in (20.0, 60.0, 200.0)}
+    assert gap[60.0] < gap[20.0] and gap[60.0] < gap[200.0]
+
+
+def test_a_learned_narrow_spread_needs_fewer_polls_than_the_prior() -> None:
+    finish = [30.0 * f for f in (0.8, 0.9, 1.0, 1.1, 1.2)]
+    wide = [len(polls_until(PollSchedule(Prediction(30.0, 0.5), jitter=0), t)) for t in finish]
+    narrow = [len(polls_until(PollSchedule(Prediction(30.0, 0.1), jitter=0), t)) for t in finish]
+    assert sum(narrow) < sum(wide)
+
+
+def test_a_task_far_past_its_forecast_is_polled_ever_more_rarely() -> None:
+    schedule = PollSchedule(Prediction(10.0, 0.2), jitter=0)
+    times = polls_until(schedule, 600.0)
+    late = [b - a for a, b in pairwise(times) if a > 50.0]
+    assert late == sorted(late) and late[-1] > 5.0
+    assert max(late) <= schedule.max_gap + 1e-9
+    assert len(times) < 150  # a fixed 1 s poller needs 600
+
+
+def test_without_history_the_first_video_is_still_polled_about_every_second() -> None:
+    # The bug this issue is about: an empty history backed off to 10 s gaps.
+    prior = DurationModel().predict(clip())
+    for finish in (20.0, 30.0, 45.0):
+        times = polls_until(PollSchedule(prior, jitter=0), finish)
+        assert times[-1] - finish < 1.2
+        assert len(times) < finish  # fewer requests than a fixed 1 s poller
+
+
+def test_a_task_still_queued_past_the_usual_wait_moves_the_next_poll() -> None:
+    forecast = Prediction(20.0, 0.1)
+    plain = PollSchedule(forecast, jitter=0)
+    queued = PollSchedule(forecast, jitter=0)
+    queued.observe("queued", 10.0)  # the usual queue is 1 s: 9 s late
+    assert queued.prediction().quantile(0.5) == pytest.approx(29.0)
+    assert queued.next_delay(10.0) > plain.next_delay(10.0) + 5.0
+    plain.observe("processing", 10.0)  # processing as expected: nothing moves
+    assert plain.prediction().quantile(0.5) == pytest.approx(20.0)
+
+
+def test_the_forecast_is_asked_afresh_at_every_poll() -> None:
+    model = DurationModel()
+    work = clip()
+    schedule = PollSchedule(lambda: model.predict(work), jitter=0)
+    before = schedule.next_delay(5.0)
+    for i in range(5):  # meanwhile, tasks of the same batch finish sooner than the prior
+        model.observe(sample(work, 8.0, f"t{i}"))
+    after = schedule.next_delay(5.0)
+    assert after < before / 2
+
+
+def test_a_batch_spends_fewer_requests_than_someone_watching() -> None:
+    forecast = Prediction(30.0, 0.2)
+    finish = [30.0 * f for f in (0.8, 0.9, 1.0, 1.1, 1.2)]
+    watched = sum(len(polls_until(PollSchedule(forecast, jitter=0), t)) for t in finish)
+    batch = sum(len(polls_until(PollSchedule.for_batch(forecast), t)) for t in finish)
+    assert batch < watched
+
+
+def test_a_service_hint_is_honoured_as_given() -> None:
+    schedule = PollSchedule(Prediction(30.0, 0.1), jitter=0)
+    assert schedule.next_delay(29.0, hint=7.5) == 7.5
+    assert schedule.next_delay(0.0, hint=0.0) == pytest.approx(0.01)  # never a busy loop
+    assert schedule.next_delay(0.0, hint=10_000.0) == 600.0
+
+
+def test_scale_shrinks_every_interval() -> None:
+    plain = PollSchedule(Prediction(30.0, 0.2), jitter=0)
+    fast = PollSchedule(Prediction(30.0 * 0.1, 0.2), jitter=0, scale=0.1)
+    for t in (0.0, 20.0, 28.0, 31.0, 45.0, 200.0):
+        assert fast.next_delay(t * 0.1) == pytest.approx(plain.next_delay(t) * 0.1, rel=1e-3)
+
+
+@given(
+    median=st.floats(0.01, 5000),
+    sigma=st.floats(0.01, 2.0),
+    scale=st.floats(0.001, 10),
+    elapsed=st.lists(st.floats(0, 10000), min_size=1, max_size=20),
+    queued=st.floats(0, 100),
+    seed=st.integers(0, 2**32),
+)
+def test_delays_are_always_within_their_bounds(
+    median: float, sigma: float, scale: float, elapsed: list[float], queued: float, seed: int
+) -> None:
+    schedule = PollSchedule(Prediction(median, sigma), scale=scale, rng=random.Random(seed))
+    schedule.observe("queued", queued)
+    for e in elapsed:
+        delay = schedule.next_delay(e)
+        low = max(0.01, schedule.min_gap * scale * (1 - schedule.jitter))
+        assert low - 1e-12 <= delay <= max(0.01, schedule.max_gap * scale) + 1e-9
+
+
+# --- the wait loop and the service's hints --------------------------------------------
+
+
+def record(status: str) -> TaskRecord:
+    return TaskRecord(task_id="t1", status=status, model="video-a", kind="video")
+
+
+async def test_the_wait_loop_sleeps_as_the_service_hints() -> None:
+    answers = iter([(record("queued"), 3.0), (record("processing"), None),
+                    (record("processing"), 2.0), (record("succeeded"), None)])
+    last: list[float | None] = [None]
+    slept: list[float] = []
+
+    async def fetch() -> TaskRecord:
+        answer, last[0] = next(answers)
+        return answer
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    schedule = PollSchedule(Prediction(30.0, 0.1), jitter=0)
+    done = await poll_until_done(
+        "t1", fetch, schedule=schedule, elapsed=lambda _r: 0.0, limit=60.0,
+        on_change=lambda _r: None, hint=lambda: last[0], sleep=sleep,
+    )
+    assert done.succeeded
+    assert slept[0] == 3.0 and slept[2] == 2.0
+    assert slept[1] == schedule.next_delay(0.0)  # no hint: the schedule decides
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        ({"Retry-After": "4"}, 4.0),
+        ({"retry-after": "0.5"}, 0.5),
+        ({"Poll-After": "2"}, 2.0),
+        ({"X-Poll-After": "1.5"}, 1.5),
+        ({"Retry-After": "-3"}, 0.0),
+        ({"Retry-After": "whenever"}, None),
+        ({}, None),
+    ],
+)
+def test_poll_hints_are_read_from_any_of_the_usual_headers(
+    headers: dict[str, str], expected: float | None
+) -> None:
+    assert poll_hint(headers) == expected
+
+
+def test_a_retry_after_date_becomes_seconds_from_now() -> None:
+    later = format_datetime(datetime.now(UTC) + timedelta(seconds=30), usegmt=True)
+    hint = poll_hint({"Retry-After": later})
+    assert hint is not None and 25.0 < hint <= 30.0
+
+
+def hinting_service(hint: str, answers: list[str]) -> Callable[[httpx.Request], httpx.Response]:
+    """A service unlike the emulator: it sends a polling hint with every task query."""
+    statuses = iter(answers)
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        if request.method == "POST":
+            return httpx.Response(200, json={"task_id": "t1", "model": "video-a",
+                                             "created_at": "2026-01-01T00:00:00Z"})
+        status = next(statuses)
+        body: dict[str, Any] = {"task_id": "t1", "status": status, "model": "video-a",
+                                "created_at": "2026-01-01T00:00:00Z"}
+        if status == "succeeded":
+            body["completed_at"] = "2026-01-01T00:00:30Z"
+            body["videos"] = [{"url": "https://cdn/x.mp4", "width": 1280, "height": 720,
+                               "duration": 5}]
+        return httpx.Response(200, json=body, headers={"Poll-After": hint})
+
+    return handle
+
+
+async def test_the_transport_keeps_each_paths_hint_for_one_read() -> None:
+    transport = httpx.MockTransport(hinting_service("2.5", ["processing"]))
+    http = Http(resolve_config("http://service", "k"), transport)
+    try:
+        await http.get("/v1/videos/tasks/t1", dict, what="record")
+        assert http.take_hint("/v1/videos/tasks/t1") == 2.5
+        assert http.take_hint("/v1/videos/tasks/t1") is None
+    finally:
+        await http.aclose()
+
+
+async def test_a_client_waits_as_long_as_the_service_hints() -> None:
+    # Without the hint the prior would sleep ~20 s before the second poll, past the deadline.
+    service = hinting_service("0.01", ["queued", "processing", "processing", "succeeded"])
+    async with AsyncClient("http://service", "k", transport=httpx.MockTransport(service),
+                           wait_timeout=10.0) as client:
+        task = await client.submit(model="video-a", prompt="a fox")
+        done = await client.wait(task)
+    assert done.succeeded
+    assert client.durations.samples("video-a") == 1  # and it learned from it
+
+
+# --- the client's model ---------------------------------------------------------------
+
+
+async def test_a_batch_learns_from_its_first_completions(
+    client_app: Any, client_key: str, client_options: dict[str, Any]
+) -> None:
+    asked: list[int] = []
+
+    class Spy(MemoryJournal):
+        def duration_samples(self, limit: int = 1000) -> list[DurationSample]:
+            asked.append(limit)
+            return super().duration_samples(limit)
+
+    async with AsyncClient(
+        "http://emulator", client_key, transport=httpx.ASGITransport(app=client_app),
+        history=Spy(), **client_options,
+    ) as client:
+        work = Work.of_body({"model": "image-d", "prompt": "x", "resolution": "512"})
+        assert client.durations.predict(work).samples == 0
+        outcomes = await client.map(
+            [{"model": "image-d", "prompt": f"kite {i}", "resolution": "512"} for i in range(6)],
+            concurrency=3,
+        )
+        learned = client.durations.predict(work)
+    assert all(o.ok for o in outcomes)
+    assert asked == [1000]  # the history is read once, not per wait
+    assert learned.samples == 6
+    seconds = [o.record.seconds for o in outcomes if o.record and o.record.seconds]
+    assert learned.median == pytest.approx(statistics.median(seconds), rel=0.2)
