@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.genlab-installed
 
-.PHONY: demo test test-browser lint typecheck pytest bench reliability serve clean
+.PHONY: demo lab test test-browser lint typecheck pytest bench reliability serve clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -14,6 +14,13 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(PY) -m genlab demo
+
+# The notebooks in JupyterLab, on this machine only (127.0.0.1), opened at the quickstart.
+# Installs the notebook extra and JupyterLab into the venv first.
+lab: $(STAMP)
+	$(PY) -m pip install --quiet -e ".[lab]"
+	cd notebooks && $(abspath $(PY)) -m jupyterlab --ip=127.0.0.1 --ServerApp.root_dir=. \
+	  $(if $(filter 0,$(shell id -u)),--allow-root) 01-quickstart.ipynb
 
 test: lint typecheck pytest
 

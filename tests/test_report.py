@@ -115,7 +115,8 @@ def test_images_become_small_thumbnails(history: History, client: genlab.Client)
     page = report.gallery_html(history.df(model="image-d"), fetch=client.fetch_media)
     (thumb,) = embedded(page, "img")
     with Image.open(io.BytesIO(thumb)) as image:
-        assert image.size == (256, 256)  # from 512 x 512
+        # From 512 x 512 to THUMB_WIDTH: sharp when enlarged, shown at TILE_WIDTH until then.
+        assert image.size == (report.THUMB_WIDTH, report.THUMB_WIDTH) == (480, 480)
 
 
 def test_a_large_video_is_shown_by_its_cover(history: History) -> None:

@@ -20,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import html
 import json
 import logging
 from datetime import UTC, datetime
@@ -150,8 +151,40 @@ class TaskError(_Wire):
         """The reason for people: the message, or the code when there is no message."""
         return self.message or self.code
 
+    @property
+    def raw_json(self) -> str | None:
+        """The error exactly as the service sent it, as JSON text (at most 2000 characters).
+
+        Example:
+            >>> TaskError.model_validate({"type": "oom", "detail": None}).raw_json
+            '{"type": "oom", "detail": null}'
+        """
+        raw = (self.model_extra or {}).get("raw")
+        return raw if isinstance(raw, str) else None
+
     def __str__(self) -> str:
-        return f"{self.code}: {self.message}" if self.message else self.code
+        if not self.message:
+            return self.code
+        return self.message if self.code == "UNKNOWN" else f"{self.code}: {self.message}"
+
+
+_BADGES = {"succeeded": "#198754", "failed": "#dc3545", "processing": "#0d6efd"}
+
+
+def _card(model: str, status: str, facts: list[str], note: str) -> str:
+    """A small theme-aware card for a task in a notebook cell (everything escaped)."""
+    colour = _BADGES.get(status, "#6c757d")
+    muted = "var(--jp-ui-font-color2, #616161)"
+    badge = (f"<span style='background:{colour};color:white;border-radius:4px;"
+             f"padding:1px 8px'>{html.escape(status)}</span>")
+    shown = " · ".join(html.escape(f) for f in facts)
+    extra = f"<div style='color:{muted};font-size:85%'>{html.escape(note)}</div>" if note else ""
+    return (
+        "<div class='genlab-task' style='border:1px solid var(--jp-border-color2, #e0e0e0);"
+        "padding:6px 8px;display:inline-block;max-width:100%'>"
+        f"<b>{html.escape(model or '?')}</b> {badge}"
+        f"<div style='color:{muted};overflow-wrap:anywhere'>{shown}</div>{extra}</div>"
+    )
 
 
 def _dump(value: Any) -> str:
@@ -198,6 +231,14 @@ class Task(_Wire):
     created_at: Timestamp = None
     request_id: str | None = None
     kind: Kind | None = None
+
+    def __repr__(self) -> str:
+        return f"Task(task_id={self.task_id!r}, model={self.model!r})"
+
+    def _repr_html_(self) -> str:
+        when = [f"created {self.created_at:%Y-%m-%d %H:%M:%S} UTC"] if self.created_at else []
+        return _card(self.model, "submitted", [f"task {self.task_id}", *when],
+                     "waiting is client.wait(task); the record shows the result")
 
 
 class TaskRecord(_Wire):
@@ -251,6 +292,64 @@ class TaskRecord(_Wire):
         if self.created_at is None or self.completed_at is None:
             return None
         return (self.completed_at - self.created_at).total_seconds()
+
+    def __repr__(self) -> str:
+        parts = [f"task_id={self.task_id!r}", f"status={self.status!r}", f"model={self.model!r}"]
+        for name, items in (("videos", self.videos), ("images", self.images)):
+            if items:
+                parts.append(f"{name}={len(items)}")
+        if self.seconds is not None:
+            parts.append(f"seconds={self.seconds:.1f}")
+        if self.error is not None:
+            text = f"{self.error.code}: {self.error.message}"
+            parts.append(f"error={text if len(text) <= 60 else text[:59] + '…'!r}")
+        return f"TaskRecord({', '.join(parts)})"
+
+    def _repr_html_(self) -> str:
+        # The record holds only the service's media URLs (possibly loopback or expiring), and
+        # this layer reads no bytes: sizes are listed, the media are shown once saved.
+        facts = [f"task {self.task_id}"]
+        if self.seconds is not None:
+            facts.append(f"{self.seconds:.1f} s")
+        for item in self.results:
+            size = f"{item.width}×{item.height}" if item.width and item.height else "size unknown"
+            length = getattr(item, "duration", None)
+            kind = "video" if isinstance(item, VideoResult) else "image"
+            facts.append(f"{kind} {size}" + (f", {length:g} s" if length else ""))
+        note = ""
+        if self.error is not None:
+            note = f"{self.error.code}: {self.error.message}"
+        elif self.results:
+            note = "media: client.download(record, folder) saves them; " \
+                "genlab.report.media_html(paths) shows them here"
+        return _card(self.model, self.status, facts, note)
+
+    @classmethod
+    def read(cls, data: Any, kind: Kind | None = None) -> TaskRecord:
+        """A record from the service's JSON, ``kind`` set. A failed task is read even when
+        other fields are not, so it ends with its error instead of being polled forever.
+
+        Raises:
+            pydantic.ValidationError: (a ValueError) the record cannot be read.
+
+        Example:
+            >>> TaskRecord.read({"task_id": "t", "status": "failed", "videos": 7,
+            ...                  "error": {"detail": "GPU lost"}}, "video").error.message
+            'GPU lost'
+        """
+        try:
+            return cls.model_validate({**data, "kind": kind})
+        except ValueError:
+            if data.get("status") != "failed" or not isinstance(data.get("task_id"), str):
+                raise
+        model = data.get("model")
+        return cls(
+            task_id=data["task_id"],
+            status="failed",
+            model=model if isinstance(model, str) else "",
+            error=TaskError.model_validate(data.get("error")),
+            kind=kind,
+        )
 
     def summary(self) -> str:
         """One line for people, e.g. ``t1 video-a succeeded in 41.2 s``."""

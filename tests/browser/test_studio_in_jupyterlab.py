@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -26,6 +27,41 @@ ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build" / "browser"
 CHROMIUM = os.environ.get("GENLAB_CHROMIUM", "/usr/bin/chromium")
 NOTEBOOK = "02-studio.ipynb"
+CHECK_NOTEBOOK = "studio-check.ipynb"
+SIZES = (1024, 1400)
+STARTED = time.time()
+THEMES = ("JupyterLab Light", "JupyterLab Dark")
+
+
+def _browser_env() -> dict[str, str | float | bool]:
+    """Chromium's environment: its crash reports and caches go under build/browser/home."""
+    home = BUILD / "home"
+    env: dict[str, str | float | bool] = dict(os.environ)
+    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / "xdg-config"),
+               XDG_CACHE_HOME=str(home / "cache"))
+    return env
+
+
+def _check_notebook() -> str:
+    """A notebook for the layout checks: the Studio, six tasks, and a comparison's gallery."""
+    import nbformat
+
+    cells = [
+        "import genlab\nclient = genlab.connect()\nstudio = genlab.studio(client)\nstudio",
+        'studio.set(model="image-b", prompt="a paper kite over a long beach")\n'
+        "cards = [studio.submit() for _ in range(6)]\n"
+        "all(card.wait_done(120) for card in cards)",
+        'gallery = genlab.compare(client, ["a lantern drifting over a night river, long '
+        'prompt that has to wrap in the prompt column"], ["video-a", "video-f", "image-b", '
+        '"image-d"], params={"duration": 2, "resolution": "480P"}, progress=False)\n'
+        "gallery.gallery()",
+    ]
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell(c) for c in cells],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}},
+    )
+    return str(nbformat.writes(notebook))
 
 
 def _free_port() -> int:
@@ -55,6 +91,17 @@ def lab() -> Iterator[str]:
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("GENLAB_")}
     env["JUPYTERLAB_SETTINGS_DIR"] = str(BUILD / "user-settings")
+    # Nothing in the user's home: workspaces, runtime files, IPython and matplotlib caches all
+    # go under build/browser/home.
+    home = BUILD / "home"
+    for name, sub in (("HOME", ""), ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"),
+                      ("JUPYTER_RUNTIME_DIR", "runtime"), ("JUPYTER_CONFIG_DIR", "config"),
+                      ("IPYTHONDIR", "ipython"), ("MPLCONFIGDIR", "matplotlib"),
+                      ("XDG_CACHE_HOME", "cache"), ("XDG_CONFIG_HOME", "xdg-config"),
+                      ("XDG_DATA_HOME", "xdg-data")):
+        (home / sub).mkdir(parents=True, exist_ok=True)
+        env[name] = str(home / sub)
+    (work / CHECK_NOTEBOOK).write_text(_check_notebook())
     command = [
         sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
         f"--ServerApp.root_dir={work}", "--IdentityProvider.token=", "--ServerApp.password=",
@@ -95,6 +142,7 @@ def test_studio_renders_a_playable_video_and_an_image(lab: str) -> None:
         browser = p.chromium.launch(
             executable_path=CHROMIUM,
             headless=True,
+            env=_browser_env(),
             args=["--headless", "--no-sandbox", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--disable-gpu"],
         )
@@ -153,3 +201,195 @@ def test_studio_renders_a_playable_video_and_an_image(lab: str) -> None:
             raise
         finally:
             browser.close()
+
+
+_OVERFLOWS = """
+() => {
+  const bad = [];
+  const root = document.querySelector('.genlab-studio');
+  const selector = '.widget-label, .jupyter-button, .widget-toggle-button, '
+    + '.lm-TabBar-tabLabel, .widget-dropdown select, .genlab-card-prompt';
+  for (const el of root.querySelectorAll(selector)) {
+    if (el.offsetParent === null) continue;  // hidden
+    const style = getComputedStyle(el);
+    if (['auto', 'scroll'].includes(style.overflowX)) continue;
+    if (el.scrollWidth > el.clientWidth + 1) {
+      bad.push(`${el.className}: "${el.textContent.trim().slice(0, 40)}" `
+               + `${el.scrollWidth} > ${el.clientWidth}`);
+    }
+  }
+  return bad;
+}
+"""
+
+_GALLERY = """
+() => {
+  const g = [...document.querySelectorAll('.genlab-gallery')].pop();
+  const area = g.closest('.jp-OutputArea-output') || g.closest('.widget-html-content');
+  const before = g.querySelector('th.prompt').getBoundingClientRect().left;
+  g.scrollLeft = g.scrollWidth;
+  const prompt = g.querySelector('th.prompt').getBoundingClientRect();
+  const video = g.querySelector('video').getBoundingClientRect();
+  const out = {right: g.getBoundingClientRect().right,
+               areaRight: area.getBoundingClientRect().right, promptLeft: prompt.left,
+               promptBefore: before, gLeft: g.getBoundingClientRect().left,
+               videoWidth: video.width, scrolls: g.scrollWidth > g.clientWidth,
+               align: getComputedStyle(g.querySelector('th.prompt')).textAlign};
+  g.scrollLeft = 0;
+  return out;
+}
+"""
+
+_CONTRAST = """
+() => {
+  const lum = (c) => {
+    const [r, g, b] = c.match(/\\d+(\\.\\d+)?/g).slice(0, 3).map(Number).map((v) => {
+      v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const text = document.querySelector('.genlab-studio .widget-html-content span');
+  const page = getComputedStyle(document.querySelector('.jp-Notebook')).backgroundColor;
+  const [a, b] = [lum(getComputedStyle(text).color), lum(page)].sort((x, y) => y - x);
+  return (a + 0.05) / (b + 0.05);
+}
+"""
+
+
+def _set_theme(theme: str) -> None:
+    folder = BUILD / "user-settings" / "@jupyterlab" / "apputils-extension"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "themes.jupyterlab-settings").write_text(f'{{"theme": "{theme}"}}')
+
+
+def _run_all(page: Any) -> None:
+    """Run every cell once the notebook's kernel is idle (a run sent earlier is dropped)."""
+    for attempt in range(3):
+        page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(state="visible")
+        page.get_by_role("menuitem", name="Run", exact=True).click()
+        page.get_by_text("Run All Cells", exact=True).click()
+        try:
+            page.locator(".genlab-studio").first.wait_for(state="visible", timeout=60_000)
+            return
+        except Exception:
+            if attempt == 2:
+                raise
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("width", SIZES)
+def test_the_studio_fits_reads_and_follows_the_person(lab: str, width: int, theme: str) -> None:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: run `make test-browser`, which installs it")
+    from playwright.sync_api import sync_playwright
+
+    _set_theme(theme)
+    tag = f"{width}-{'dark' if 'Dark' in theme else 'light'}"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, headless=True, env=_browser_env(),
+            args=["--headless", "--no-sandbox", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--disable-gpu"],
+        )
+        page = browser.new_page(viewport={"width": width, "height": 1000})
+        page.set_default_timeout(60_000)
+        try:
+            # A workspace of its own, reset: only this notebook is open.
+            page.goto(f"{lab}/lab/workspaces/{tag}/tree/{CHECK_NOTEBOOK}?reset")
+            page.wait_for_selector(".jp-Notebook", state="visible")
+            dark = page.evaluate("() => document.body.dataset.jpThemeLight") == "false"
+            assert dark == ("Dark" in theme)
+            _run_all(page)
+            page.wait_for_selector(".genlab-gallery video", timeout=240_000)
+            page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(state="visible")
+            studio = page.locator(".genlab-studio").first
+
+            # Readable: the muted text against the page, in this theme.
+            assert page.evaluate(_CONTRAST) >= 3.0
+
+            # The card list is bounded and scrolls; History and Compare are tabs above it.
+            cards = studio.locator(".genlab-cards")
+            box = cards.evaluate("e => ({h: e.clientHeight, s: e.scrollHeight})")
+            assert box["h"] <= 660 and box["s"] > box["h"], box
+            assert studio.evaluate("e => e.getBoundingClientRect().height") < 2200
+            studio.scroll_into_view_if_needed()
+            page.screenshot(path=str(BUILD / f"studio-{tag}.png"))
+
+            # The gallery fits its output area: it scrolls, the prompt column stays in view.
+            gallery = page.evaluate(_GALLERY)
+            assert gallery["right"] <= gallery["areaRight"] + 1, gallery
+            assert gallery["promptLeft"] >= gallery["gLeft"] - 1, gallery
+            assert gallery["videoWidth"] >= 320, gallery
+            assert gallery["align"] == "left", gallery  # not JupyterLab's right-aligned tables
+            page.locator(".genlab-gallery").last.scroll_into_view_if_needed()
+            page.screenshot(path=str(BUILD / f"gallery-{tag}.png"))
+
+            # The prompt follows a model switch; video-c's own old prompt is not sent.
+            studio.locator(".genlab-kind-picker").get_by_role(
+                "button", name="video", exact=True).click()
+            picker = studio.locator(".genlab-model-picker select")
+            picker.select_option("video-a")
+            studio.locator(".genlab-field-duration").wait_for(state="visible")
+            prompt = studio.locator(".genlab-field-prompt textarea")
+            prompt.fill("A red fox trots through fresh snow at dawn")
+            studio.locator(".genlab-field-resolution").get_by_role(
+                "button", name="480P", exact=True).click()
+            picker.select_option("video-c")
+            page.wait_for_function(
+                "() => document.querySelector('.genlab-field-prompt textarea').value"
+                ".startsWith('A red fox')"
+            )
+            picker.select_option("video-a")
+
+            # Compare uses the form's settings: chips, not Ctrl-click.
+            studio.locator(".genlab-tabs .lm-TabBar-tab", has_text="Compare models").click()
+            compare = studio.locator(".genlab-compare")
+            for model in ("video-a", "video-b"):  # both take 480P
+                compare.locator(".genlab-chip", has_text=model).click()
+            compare.get_by_text("resolution=480P").wait_for(state="visible")
+            assert not (bad := page.evaluate(_OVERFLOWS)), bad
+            page.screenshot(path=str(BUILD / f"compare-{tag}.png"))
+            if width == SIZES[-1] and "Light" in theme:
+                compare.get_by_role("button", name="Compare").click()  # its icon joins the name
+                compare.locator(".genlab-gallery video").first.wait_for(timeout=240_000)
+                metas = compare.locator(".genlab-gallery .meta").all_inner_texts()
+                assert len(metas) == 2 and all("×480" in m for m in metas), metas
+                page.screenshot(path=str(BUILD / f"compare-run-{tag}.png"))
+                # The README's picture: the form, a model picked, a finished result.
+                studio.locator(".genlab-tabs .lm-TabBar-tab", has_text="Tasks").click()
+                studio.get_by_role("button", name="Submit").click()
+                page.wait_for_function(
+                    "() => [...document.querySelectorAll('.genlab-card video')]"
+                    ".some(v => v.readyState >= 2)", timeout=180_000,
+                )
+                # The whole Studio in view, the video at a frame rather than loading.
+                page.set_viewport_size({"width": width, "height": 2400})
+                studio.scroll_into_view_if_needed()
+                page.evaluate(
+                    "async () => { const v = document.querySelector('.genlab-card video');"
+                    " v.currentTime = 1.5; if (v.seeking) await new Promise("
+                    "r => v.addEventListener('seeked', r, {once: true})); }"
+                )
+                box = studio.bounding_box()
+                assert box is not None
+                # build/browser/hero.png becomes docs/images/studio.png, the README's picture.
+                page.screenshot(path=str(BUILD / "hero.png"), clip=box)
+        except BaseException:
+            page.screenshot(path=str(BUILD / f"failure-{tag}.png"), full_page=True)
+            raise
+        finally:
+            browser.close()
+
+
+_HOME_DIRS = (".jupyter", ".local/share/jupyter", ".ipython", ".cache/matplotlib",
+              ".config/matplotlib", ".config/chromium")
+
+
+def test_nothing_was_written_into_the_users_home(lab: str) -> None:
+    """Runs last: JupyterLab, its kernels and Chromium wrote nothing under ``~``."""
+    home = Path.home()
+    touched = [
+        str(path) for folder in _HOME_DIRS if (home / folder).exists()
+        for path in (home / folder).rglob("*")
+        if path.is_file() and path.stat().st_mtime >= STARTED
+    ]
+    assert touched == []

@@ -8,6 +8,7 @@ Example:
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -55,6 +56,28 @@ class Outcome:
     @property
     def task_id(self) -> str | None:
         return self.task.task_id if self.task is not None else None
+
+    def __repr__(self) -> str:
+        model = self.request.get("model") if isinstance(self.request, Mapping) else getattr(
+            self.request, "model", None
+        )
+        if self.error is not None:
+            told = f"error={type(self.error).__name__}: {self.error}"
+            told = told if len(told) <= 80 else told[:79] + "…"
+        elif self.record is not None:
+            told = f"status={self.record.status}"
+        else:
+            told = "pending"
+        return f"Outcome(model={model!r}, task_id={self.task_id!r}, {told})"
+
+    def _repr_html_(self) -> str:
+        # The record's own card when there is one; else the error, escaped.
+        if self.record is not None and self.error is None:
+            return self.record._repr_html_()
+        return (
+            "<div class='genlab-outcome' style='color:var(--jp-error-color1, #d32f2f)'>"
+            f"{html.escape(repr(self))}</div>"
+        )
 
 
 __all__ = [

@@ -12,6 +12,7 @@ import pandas as pd
 
 from genlab.client import TaskRecord
 from genlab.comparison._plan import Plan
+from genlab.history import DisplayFrame
 from genlab.report import (
     HTML,
     Fetch,
@@ -58,7 +59,7 @@ class Comparison:
         tag: str | None = None,
         fetch: Fetch | None = None,
     ) -> None:
-        self.df = df
+        self.df = DisplayFrame(df)  # shown with rounded seconds and dashes; values as given
         self.params = grid.params
         self.swept = grid.swept
         self.estimate = grid.estimate
@@ -94,7 +95,7 @@ class Comparison:
         Example:
             cmp.summary(by=["model", "duration"])
         """
-        return summarize(self.df, by)
+        return DisplayFrame(summarize(self.df, by))
 
     def gallery(self, **options: Any) -> HTML:
         """Prompts down, models (and swept parameters) across, media embedded in each cell.

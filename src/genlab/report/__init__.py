@@ -44,14 +44,16 @@ from genlab.report._media import (
     MAX_EMBED_BYTES,
     MAX_FETCH_BYTES,
     THUMB_WIDTH,
+    TILE_WIDTH,
     Embed,
     Fetch,
     MediaReader,
     embed_file,
-    media_html,
     sniff,
     thumbnail,
 )
+from genlab.report._preview import PREVIEW_WIDTH, poster, video_preview
+from genlab.report._tiles import MEDIA_CSS, media_html, tile_html
 
 __all__ = [
     "Embed",
@@ -59,19 +61,25 @@ __all__ = [
     "HTML",
     "MAX_EMBED_BYTES",
     "MAX_FETCH_BYTES",
+    "MEDIA_CSS",
     "MediaReader",
+    "PREVIEW_WIDTH",
     "SUMMARY_COLUMNS",
     "THUMB_WIDTH",
+    "TILE_WIDTH",
     "embed_file",
     "gallery",
     "gallery_html",
     "media_html",
     "normalized",
     "plot_summary",
+    "poster",
     "report_html",
     "sniff",
     "summarize",
     "summary_html",
     "thumbnail",
+    "tile_html",
+    "video_preview",
     "write_report",
 ]

@@ -17,8 +17,18 @@ if TYPE_CHECKING:
 
 
 def _label(key: object) -> str:
+    """A group key as a tick label: plain text, never mathtext.
+
+    A ``$`` in a tag or prompt would otherwise start a formula (or fail to parse one), so it
+    is escaped; matplotlib draws ``\\$`` as a dollar sign.
+
+    Example:
+        >>> print(_label(("video-a", "$5 budget")))
+        video-a · \\$5 budget
+    """
     parts = key if isinstance(key, tuple) else (key,)
-    return " · ".join("–" if pd.isna(p) else str(p) for p in parts)
+    text = " · ".join("–" if pd.isna(p) else str(p) for p in parts)
+    return text.replace("$", r"\$")
 
 
 @functools.cache  # one class, made on first use so that importing genlab.report stays light

@@ -30,28 +30,52 @@ from genlab.report._media import (
     MediaReader,
     is_missing,
 )
+from genlab.report._tiles import MEDIA_CSS, tile_html
 
+# Selectors outrank JupyterLab's right-aligned output tables (two classes and two elements).
 _CSS = """
-.genlab-gallery table { border-collapse: collapse; }
-.genlab-gallery th, .genlab-gallery td {
-  border: 1px solid #d0d0d0; padding: 6px; vertical-align: top; text-align: left; }
-.genlab-gallery thead th { background: #f4f4f4; font-weight: normal; }
+.genlab-gallery { max-width: 100%; overflow-x: auto;
+  color: var(--jp-content-font-color1, #222); }
+.genlab-gallery table { border-collapse: separate; border-spacing: 0; }
+.genlab-gallery table.genlab-grid th, .genlab-gallery table.genlab-grid td {
+  border: 1px solid var(--jp-border-color2, #d0d0d0); padding: 6px; vertical-align: top;
+  text-align: left; }
+.genlab-gallery table.genlab-grid thead th { background: var(--jp-layout-color2, #f4f4f4);
+  font-weight: normal; white-space: nowrap; }
 .genlab-gallery thead th b { font-weight: 600; }
-.genlab-gallery .param { display: block; color: #555; font-size: 0.85em; }
-.genlab-gallery th.prompt { min-width: 10em; max-width: 16em; font-weight: normal;
-  white-space: pre-wrap; overflow-wrap: break-word; }
-.genlab-gallery .run { margin-bottom: 6px; width: 256px; }
-.genlab-gallery video, .genlab-gallery img { display: block; max-width: 256px;
-  max-height: 256px; }
-.genlab-gallery .meta { color: #555; font-size: 0.8em; margin-top: 2px; }
+.genlab-gallery .param { display: block; color: var(--jp-ui-font-color2, #555);
+  font-size: 0.85em; }
+.genlab-gallery table.genlab-grid th.prompt,
+.genlab-gallery table.genlab-grid thead th:first-child { position: sticky; left: 0;
+  z-index: 1; background: var(--jp-layout-color1, #fff); }
+.genlab-gallery table.genlab-grid th.prompt { min-width: 8em; max-width: 14em;
+  font-weight: normal; white-space: pre-wrap; overflow-wrap: break-word; }
+.genlab-gallery .run { margin-bottom: 6px; width: 320px; }
+.genlab-gallery .meta { color: var(--jp-ui-font-color2, #555); font-size: 0.8em;
+  margin-top: 2px; }
 .genlab-gallery .status { font-weight: 600; font-size: 0.85em; }
-.genlab-gallery .run-failed .status, .genlab-gallery .run-invalid .status { color: #b00020; }
+.genlab-gallery .run-failed .status, .genlab-gallery .run-invalid .status {
+  color: var(--jp-error-color1, #b00020); }
 .genlab-gallery .note { font-size: 0.85em; white-space: pre-wrap; overflow-wrap: anywhere; }
-.genlab-gallery .empty { color: #999; }
+.genlab-gallery .empty { color: var(--jp-ui-font-color3, #999); }
+.genlab-gallery .genlab-media:has(.genlab-zoom:checked) video,
+.genlab-gallery .genlab-media:has(.genlab-zoom:checked) img { width: 640px; max-width: none; }
 """
 
+# The videos of one gallery row play, pause and seek together. Inline handlers, not a script:
+# they work inside widgets and saved reports; a sanitising viewer drops them and the videos
+# simply play one by one.
+_ROW = "this.closest('tr').querySelectorAll('video')"
+_SYNC = (
+    f' onplay="for(const v of {_ROW})if(v!==this&amp;&amp;v.paused)v.play()"'
+    f' onpause="for(const v of {_ROW})if(v!==this&amp;&amp;!v.paused)v.pause()"'
+    f' onseeked="for(const v of {_ROW})if(v!==this&amp;&amp;'
+    'Math.abs(v.currentTime-this.currentTime)&gt;0.3)v.currentTime=this.currentTime"'
+    " muted"
+)
+
 _REPORT_CSS = """
-body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; background: #fff; }
 table.summary { border-collapse: collapse; margin-bottom: 1em; }
 table.summary th, table.summary td { border: 1px solid #d0d0d0; padding: 4px 8px; }
 table.summary td { text-align: right; }
@@ -100,11 +124,10 @@ def _key(value: Any) -> Any:
 def _run_html(row: Mapping[str, Any], embed: Embed | None, numbered: bool) -> str:
     status = str(row["status"])
     parts = [f'<div class="run run-{_esc(status)}">']
-    if embed is not None and embed.tag == "video":
-        parts.append(f'<video controls muted loop playsinline src="{embed.uri}"></video>')
-    elif embed is not None and embed.tag == "img":
-        alt = _esc(row.get("prompt"))
-        parts.append(f'<img alt="{alt}" src="{embed.uri}">')
+    if embed is not None and embed.tag is not None:
+        salt = str(row.get("task_id")) + str(row.get("repeat"))
+        alt = "" if is_missing(row.get("prompt")) else str(row.get("prompt"))
+        parts.append(tile_html(Embed(embed.tag, embed.uri), salt=salt, alt=alt, extra=_SYNC))
     if status != "succeeded":
         parts.append(f'<div class="status">{_esc(status)}</div>')
         if not is_missing(row.get("error")):
@@ -201,7 +224,10 @@ def gallery_html(
             )
         )
 
-    out = [f'<div class="genlab-gallery"><style>{_CSS}</style><table><thead><tr>']
+    out = [
+        f'<div class="genlab-gallery"><style>{MEDIA_CSS}{_CSS}</style>'
+        '<table class="genlab-grid"><thead><tr>'
+    ]
     out.append(f"<th>{_esc(rows)}</th>")
     out += [f"<th>{_column_header(names, c)}</th>" for c in col_keys]
     out.append("</tr></thead><tbody>")

@@ -3,8 +3,9 @@ callable, embedded as data URIs.
 
 Why embed: a notebook's output (or a saved report) must show the media wherever it is opened,
 after a reload and on Binder, and must never hand the browser a ``localhost`` URL it cannot
-reach. So bytes are read by the kernel and written into the page: videos as MP4 data URIs
-(they are small), images as downscaled thumbnails.
+reach. So bytes are read by the kernel and written into the page: videos as MP4 previews
+re-encoded at display size (:func:`genlab.report.video_preview`; the original stays on disk and
+is linked), images as downscaled thumbnails that enlarge on click.
 
 Bytes come from files on disk, or from the ``fetch`` callable the caller passes (usually
 ``client.fetch_media``: the client's one HTTP stack, its retries and its key policy). Reports
@@ -14,7 +15,6 @@ a note saying so.
 
 from __future__ import annotations
 
-import html
 import io
 import json
 import logging
@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from genlab._errors import MediaError
 from genlab.client import data_uri
+from genlab.report._preview import video_preview
 
 logger = logging.getLogger("genlab")
 
@@ -35,8 +36,11 @@ Fetch = Callable[[str], bytes]
 
 MAX_EMBED_BYTES = 5 * 1024 * 1024
 """Videos larger than this are shown by their cover image instead."""
-THUMB_WIDTH = 256
-"""Images wider than this (in pixels) are downscaled for the page."""
+THUMB_WIDTH = 480
+"""Images wider than this (in pixels) are downscaled for the page (shown at 320 px, enlarged
+on click)."""
+TILE_WIDTH = 320
+"""How wide a video or image is shown in a card or a gallery tile before it is enlarged."""
 MAX_FETCH_BYTES = 64 * 1024 * 1024
 """No single media item is read into memory past this size (``Comparison`` asks its client's
 ``fetch_media`` for no more)."""
@@ -231,8 +235,9 @@ class MediaReader:
         if mime is None:
             return Embed(None, note="media in an unrecognised format")
         if mime.startswith("video/"):
-            if len(data) <= max_bytes:
-                return Embed("video", data_uri(data, mime=mime))
+            shown = video_preview(data)
+            if len(shown) <= max_bytes:
+                return Embed("video", data_uri(shown, mime=sniff(shown) or mime))
             cover_path, cover_url = _local(paths, cover=True), _text(row.get("cover_url"))
             return _large_video(len(data), lambda: self.read(cover_path, cover_url), thumb_width)
         thumb = thumbnail(data, thumb_width)
@@ -252,12 +257,14 @@ def embed_file(
 ) -> Embed:
     """One saved file, for a view that shows results at full size (a task card).
 
-    Videos up to ``max_bytes`` are embedded, larger ones shown by ``cover``; images up to
-    ``max_bytes`` are embedded as they are, larger ones as a ``thumb_width`` thumbnail.
+    Videos are embedded as their display-size preview (:func:`video_preview`) when that is
+    at most ``max_bytes``, else shown by ``cover``; images up to ``max_bytes`` are embedded as
+    they are, larger ones as a ``thumb_width`` thumbnail.
     """
     try:
         size = path.stat().st_size
-        if path.suffix.lower() in _VIDEO_SUFFIXES and size > max_bytes:
+        video = path.suffix.lower() in _VIDEO_SUFFIXES
+        if video and size > MAX_FETCH_BYTES:
             return _large_video(size, lambda: cover.read_bytes() if cover else None, thumb_width)
         data = path.read_bytes()
     except OSError as exc:
@@ -265,6 +272,11 @@ def embed_file(
     mime = sniff(data)
     if mime is None:
         return Embed(None, note="media in an unrecognised format")
+    if mime.startswith("video/"):
+        shown = video_preview(data)
+        if len(shown) <= max_bytes:
+            return Embed("video", data_uri(shown, mime=sniff(shown) or mime))
+        return _large_video(size, lambda: cover.read_bytes() if cover else None, thumb_width)
     if len(data) <= max_bytes:
         return Embed("video" if mime.startswith("video/") else "img", data_uri(data, mime=mime))
     note = f"image is {len(data) / 1e6:.1f} MB, too large to embed"
@@ -272,53 +284,6 @@ def embed_file(
     if thumb is None:
         return Embed(None, note=note)
     return Embed("img", thumb, note=f"{note}; showing a smaller copy")
-
-
-def media_html(paths: Sequence[Path]) -> str:
-    """Saved results as HTML: ``<video>`` players, then a grid of images (data URIs).
-
-    The one way genlab embeds saved files (task cards use it). Covers serve only as stand-ins
-    for videos over :data:`MAX_EMBED_BYTES`; other files (the JSON sidecar) are skipped.
-
-    Example:
-        >>> import pathlib, tempfile
-        >>> folder = pathlib.Path(tempfile.mkdtemp())
-        >>> (folder / "t1.png").write_bytes(b"\\x89PNG\\r\\n\\x1a\\n")
-        8
-        >>> (folder / "t1.json").write_text("{}")
-        2
-        >>> page = media_html([folder / "t1.png", folder / "t1.json"])
-        >>> page.count('<img src="data:image/png;base64,'), "json" in page
-        (1, False)
-    """
-    names = {Path(p).stem: Path(p) for p in paths}
-    videos: list[str] = []
-    images: list[str] = []
-    for path in map(Path, paths):
-        if path.suffix.lower() not in _MEDIA_SUFFIXES or path.stem.endswith("_cover"):
-            continue
-        shown = embed_file(path, names.get(f"{path.stem}_cover"))
-        note = html.escape(f"{path.name}: {shown.note}") if shown.note else ""
-        if shown.tag == "video":
-            videos.append(f'<video controls loop src="{shown.uri}" style="max-width:100%"></video>')
-        elif shown.tag == "img":
-            label = "last frame" if path.stem.endswith("_last_frame") else ""
-            caption = "<br>".join(text for text in (label, note) if text)
-            (videos if path.suffix.lower() in _VIDEO_SUFFIXES else images).append(
-                f'<figure style="margin:0"><img src="{shown.uri}" style="max-width:100%">'
-                f"<figcaption style='font-size:85%;color:#666'>{caption}</figcaption></figure>"
-            )
-        else:
-            (videos if path.suffix.lower() in _VIDEO_SUFFIXES else images).append(
-                f"<div>{note}</div>"
-            )
-    grid = (
-        '<div style="display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));'
-        f'gap:6px">{"".join(images)}</div>'
-        if images
-        else ""
-    )
-    return "".join(videos) + grid
 
 
 def is_missing(value: Any) -> bool:

@@ -2,10 +2,14 @@
 
 The card starts the task with ``client.generate_future`` and returns at once. The client's
 runner thread reports each new status (``on_update`` moves the badge) and ends the future;
-saving the results and embedding them (:func:`genlab.report.media_html`), the Download button
-and the elapsed-time display run on the widgets' :class:`~genlab.widgets.Background`, so the
-runner stays free to poll. Widgets are only ever updated by assigning traits, and every
-error ends up on the card, never raised.
+saving the results and embedding them (:func:`genlab.report.media_html`: a compact preview
+that enlarges, the original linked), the Download button and the elapsed-time display run on
+the widgets' :class:`~genlab.widgets.Background`, so the runner stays free to poll. Widgets
+are only ever updated by assigning traits, and every error ends up on the card, never raised.
+
+"Stop waiting" stops polling (the task keeps running on the service) and turns into "Resume
+waiting", which follows the same task again. The header folds the card to one line (▾) and
+closes it (×).
 
 Example:
     card = TaskCard(client, {"model": "image-b", "prompt": "a kite"}).start()
@@ -21,6 +25,7 @@ import pprint
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +41,11 @@ from genlab.catalog import CATALOG, Preview, preview
 from genlab.client import TaskRecord, safe_filename
 from genlab.report import media_html
 from genlab.widgets._background import Background
+from genlab.widgets._fields import BORDER, ERROR, MUTED
 from genlab.widgets._protocols import StudioClient
 
 _PROGRESS = {"submitting": 0, "queued": 1, "processing": 2}
+# Badges are white on a saturated colour: readable on the light and the dark theme.
 _COLOURS = {
     "submitting": "#6c757d",
     "queued": "#6c757d",
@@ -46,8 +53,9 @@ _COLOURS = {
     "succeeded": "#198754",
     "failed": "#dc3545",
     "error": "#dc3545",
-    "stopped": "#fd7e14",
+    "stopped": "#b35900",
 }
+_SMALL = widgets.Layout(width="2.4em", padding="0")
 
 
 def request_code(body: dict[str, Any]) -> str:
@@ -74,11 +82,19 @@ def error_html(exc: BaseException) -> str:
 class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
     """One submission, from "submitting" to its media or its error.
 
+    Args:
+        client: runs the task (:class:`~genlab.widgets.StudioClient`).
+        body: the request body.
+        media_dir: where the results are saved for embedding.
+        checked: the catalog's verdict on ``body``, if already known.
+        on_close: called with the card when its × is pressed (the Studio drops it).
+
     Attributes:
         body: the request body sent.
         status: ``new``, ``submitting``, ``queued``, ``processing``, ``succeeded``,
             ``failed``, ``error`` (refused, uncertain, unreachable) or ``stopped``.
-        future: the ``concurrent.futures.Future`` of the TaskRecord (after :meth:`start`).
+        future: the ``concurrent.futures.Future`` of the TaskRecord (after :meth:`start`;
+            a new one after :meth:`resume`).
         record: the latest record seen; ``error``: the exception, if any.
         paths: the files the results were saved to (for embedding).
     """
@@ -90,8 +106,12 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         *,
         media_dir: str | Path | None = None,
         checked: Preview | None = None,
+        on_close: Callable[[TaskCard], object] | None = None,
     ) -> None:
-        super().__init__(layout=widgets.Layout(border="1px solid #ccc", padding="6px"))
+        super().__init__(
+            layout=widgets.Layout(border=f"1px solid {BORDER}", padding="6px",
+                                  margin="0 0 6px 0", flex="0 0 auto")
+        )
         self.add_class("genlab-card")
         self.client = client
         self.body = dict(body)
@@ -106,26 +126,39 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         self._started = time.monotonic()
         self._steps: list[str] = []
         self._work = Background.shared()
+        self._on_close: list[Callable[[TaskCard], object]] = [on_close] if on_close else []
+        self._on_finished: list[Callable[[], object]] = []
 
-        self.header = widgets.HTML(self._header())
+        self.header = widgets.HTML(self._header(), layout=widgets.Layout(flex="1 1 auto"))
+        self.fold_button = widgets.Button(icon="chevron-up", tooltip="Fold this card",
+                                          layout=_SMALL)
+        self.fold_button.on_click(lambda _b: self.fold(not self.folded))
+        self.close_button = widgets.Button(
+            icon="times", tooltip="Close this card (the task and its history stay)",
+            layout=_SMALL,
+        )
+        self.close_button.on_click(lambda _b: self.close_card())
         self.badge = widgets.HTML()
         self.elapsed = widgets.HTML()
         self.progress = widgets.IntProgress(
-            min=0, max=3, value=0, layout=widgets.Layout(width="12em")
+            min=0, max=3, value=0, layout=widgets.Layout(width="8em")
         )
         self.steps = widgets.HTML()
-        self.media = widgets.HTML()
+        self.media = widgets.HTML(layout=widgets.Layout(max_width="100%"))
         self.message = widgets.HTML()
         self.folder = widgets.Text(
-            value="genlab-output", description="folder", style={"description_width": "initial"}
+            value="genlab-output", description="folder",
+            style={"description_width": "initial"}, layout=widgets.Layout(width="14em"),
         )
         self.download_button = widgets.Button(
             description="Download", icon="download", disabled=True,
             tooltip="Save the results and a JSON sidecar into the folder",
+            layout=widgets.Layout(width="auto"),
         )
         self.download_button.on_click(lambda _b: self._download_in_background())
         self.code_button = widgets.Button(
-            description="Copy as code", icon="code", tooltip="Show this request as Python"
+            description="Copy as code", icon="code", tooltip="Show this request as Python",
+            layout=widgets.Layout(width="auto"),
         )
         self.code_button.on_click(lambda _b: self.show_code())
         self.code = widgets.Textarea(
@@ -134,16 +167,25 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
             layout=widgets.Layout(width="100%", display="none"),
         )
         self.stop_button = widgets.Button(
-            description="Stop waiting", icon="stop", tooltip="The task keeps running"
+            description="Stop waiting", icon="stop", disabled=True,
+            tooltip="Stop following the task; it keeps running and can be resumed",
+            layout=widgets.Layout(width="auto"),
         )
-        self.stop_button.on_click(lambda _b: self.stop())
-        status_row = widgets.HBox([self.badge, self.progress, self.elapsed])
+        self.stop_button.on_click(lambda _b: self._stop_or_resume())
+        top = widgets.HBox(
+            [self.header, self.badge, self.fold_button, self.close_button],
+            layout=widgets.Layout(align_items="flex-start", width="100%"),
+        )
+        status_row = widgets.HBox([self.progress, self.elapsed],
+                                  layout=widgets.Layout(align_items="center"))
         buttons = widgets.HBox(
-            [self.folder, self.download_button, self.code_button, self.stop_button]
+            [self.folder, self.download_button, self.code_button, self.stop_button],
+            layout=widgets.Layout(flex_flow="row wrap"),
         )
-        self.children = [
-            self.header, status_row, self.steps, self.media, self.message, buttons, self.code
-        ]
+        self.body_box = widgets.VBox(
+            [status_row, self.steps, self.media, self.message, buttons, self.code]
+        )
+        self.children = [top, self.body_box]
         self._set_status("new")
 
     def _header(self) -> str:
@@ -155,8 +197,9 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         credits = self.checked.credits_text
         facts = " · ".join(html.escape(x) for x in (kind, mode, credits) if x)
         return (
-            f"<b>{html.escape(model)}</b> <span style='color:#666'>{facts}</span>"
-            f"<div style='white-space:pre-wrap'>{html.escape(shown)}</div>"
+            f"<b>{html.escape(model)}</b> <span style='color:{MUTED}'>{facts}</span>"
+            f"<div class='genlab-card-prompt' style='white-space:pre-wrap;"
+            f"overflow-wrap:anywhere'>{html.escape(shown)}</div>"
         )
 
     # --- running ----------------------------------------------------------------------
@@ -170,43 +213,80 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         except Exception as exc:  # e.g. a closed client: shown, not raised
             self._fail(exc)
             return self
-        self._work.tick(self._show_elapsed, until=self._finished)
-        self.future.add_done_callback(self._done)
+        self._follow(self.future)
         return self
+
+    def _follow(self, future: concurrent.futures.Future[TaskRecord]) -> None:
+        self._finished.clear()
+        self._work.tick(self._show_elapsed, until=self._finished)
+        future.add_done_callback(self._done)
 
     @property
     def done(self) -> bool:
-        """True once the card shows its final state (media embedded, or the error)."""
+        """True once the card shows its final state (media embedded, the error, or stopped)."""
         return self._finished.is_set()
 
     def wait_done(self, timeout: float | None = None) -> bool:
         """Block until :attr:`done` (or ``timeout`` seconds); returns :attr:`done`."""
         return self._finished.wait(timeout)
 
+    def on_closed(self, callback: Callable[[TaskCard], object]) -> None:
+        """Call ``callback(card)`` when the card's × is pressed."""
+        self._on_close.append(callback)
+
+    def on_finished(self, callback: Callable[[], object]) -> None:
+        """Call ``callback()`` each time the card reaches a final state (on a worker)."""
+        self._on_finished.append(callback)
+
     def stop(self) -> None:
-        """Stop waiting for the task; it keeps running on the service."""
+        """Stop waiting for the task; it keeps running on the service (see :meth:`resume`)."""
         if self.future is not None:
             self.future.cancel()
+
+    def resume(self) -> None:
+        """Follow a stopped task again, from its last known record.
+
+        Raises:
+            ValueError: the card was not stopped, or the service never named the task.
+        """
+        if self.status != "stopped" or self.record is None:
+            raise ValueError(f"the task is {self.status}; only a stopped task can be resumed")
+        self.message.value = ""
+        self._set_status(self.record.status)
+        self.future = self.client.wait_future(self.record, on_update=self._on_update)
+        self._follow(self.future)
+
+    def _stop_or_resume(self) -> None:
+        try:
+            self.resume() if self.status == "stopped" else self.stop()
+        except Exception as exc:  # a widget callback: shown, never raised
+            self.message.value = html.escape(f"{type(exc).__name__}: {exc}")
 
     def _on_update(self, record: TaskRecord) -> None:
         # On the runner thread, once per new status. Never raise: that would end the wait.
         try:
             self.record = record
             self._set_status(record.status)
+            self.stop_button.disabled = False  # the task has an id now: it can be resumed
         except Exception as exc:
             self.message.value = html.escape(f"{type(exc).__name__}: {exc}")
 
     def _done(self, future: concurrent.futures.Future[TaskRecord]) -> None:
         # On the runner thread (or at once, if the future was already done).
+        if future is not self.future:
+            return  # an earlier wait, replaced by resume()
         try:
             if future.cancelled():
-                task = self.record.task_id if self.record is not None else None
                 self._set_status("stopped")
-                resume = f" Resume with client.wait({task!r})." if task else ""
                 self.message.value = html.escape(
-                    "Stopped waiting; the task keeps running on the service." + resume
+                    "Stopped waiting; the task keeps running on the service. "
+                    "Resume waiting follows it again."
                 )
-            elif future.exception() is not None:
+                self.stop_button.description, self.stop_button.icon = "Resume waiting", "play"
+                self.stop_button.disabled = self.record is None
+                self._mark_finished()
+                return
+            if future.exception() is not None:
                 self._fail(future.exception())  # type: ignore[arg-type]
             else:
                 self.record = future.result()
@@ -238,20 +318,47 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         self._finish()
 
     def _finish(self) -> None:
-        self._show_elapsed()
+        self.stop_button.description, self.stop_button.icon = "Stop waiting", "stop"
         self.stop_button.disabled = True
         self.download_button.disabled = self.record is None or not self.record.succeeded
+        self._mark_finished()
+
+    def _mark_finished(self) -> None:
+        self._show_elapsed()
         self._finished.set()
+        for callback in list(self._on_finished):
+            try:
+                callback()
+            except Exception as exc:  # a listener must not hide the card's final state
+                self.message.value = html.escape(f"{type(exc).__name__}: {exc}")
 
     def _fail(self, exc: BaseException) -> None:
         self.error = exc
         self._set_status("failed" if isinstance(exc, TaskFailedError) else "error")
-        self.message.value = f"<div style='color:#b00020'>{error_html(exc)}</div>"
+        self.message.value = f"<div style='color:{ERROR}'>{error_html(exc)}</div>"
         self.stop_button.disabled = True
         if self.future is None:
-            self._finished.set()
+            self._mark_finished()
 
     # --- drawing ----------------------------------------------------------------------
+
+    @property
+    def folded(self) -> bool:
+        """Whether only the header shows."""
+        return bool(self.body_box.layout.display == "none")
+
+    def fold(self, folded: bool = True) -> None:
+        """Show only the header line (``folded``) or the whole card."""
+        self.body_box.layout.display = "none" if folded else None
+        self.fold_button.icon = "chevron-down" if folded else "chevron-up"
+        self.fold_button.tooltip = "Unfold this card" if folded else "Fold this card"
+
+    def close_card(self) -> None:
+        """Remove the card from its Studio (waiting stops; the task keeps running)."""
+        if not self.done:
+            self.stop()
+        for callback in list(self._on_close):
+            callback(self)
 
     def _set_status(self, status: str) -> None:
         self.status = status
@@ -259,14 +366,14 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         if status != "new" and (not self._steps or not self._steps[-1].startswith(status)):
             self._steps.append(f"{status} {seconds:.1f} s")
             self.steps.value = (
-                "<span style='font-size:85%;color:#666'>"
+                f"<span style='font-size:85%;color:{MUTED}'>"
                 + html.escape(" → ".join(self._steps))
                 + "</span>"
             )
         colour = _COLOURS.get(status, "#6c757d")
         self.badge.value = (
             f"<span style='background:{colour};color:white;border-radius:4px;"
-            f"padding:1px 8px'>{html.escape(status)}</span>"
+            f"padding:1px 8px;white-space:nowrap'>{html.escape(status)}</span>"
         )
         self.progress.value = _PROGRESS.get(status, 3)
         self.progress.bar_style = {"succeeded": "success", "failed": "danger",
@@ -276,7 +383,7 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         text = f"{time.monotonic() - self._started:.1f} s"
         if self.record is not None and self.record.seconds is not None:
             text += f" (service: {self.record.seconds:.1f} s)"
-        self.elapsed.value = f"<span style='color:#666'>&nbsp;{text}</span>"
+        self.elapsed.value = f"<span style='color:{MUTED}'>&nbsp;{text}</span>"
 
     # --- actions ----------------------------------------------------------------------
 

@@ -1,60 +1,173 @@
-"""The compare action: the current prompt on several chosen models, shown as a gallery.
+"""The compare action: the form's current settings on several chosen models, as a gallery.
+
+Models are chosen with chips (toggle buttons, one per model: no hidden Ctrl-click). Every
+field the form sets (prompt, resolution, duration, references…) goes to each chosen model that
+has that field; a field a model lacks is dropped for it, and the panel says so before anything
+is sent, together with the grid's credit line and any run the catalog would refuse (such a
+run costs nothing and shows the catalog's message in its cell).
 
 It runs :func:`genlab.comparison.compare` (blocking, with bounded concurrency) on the widgets'
 :class:`~genlab.widgets.Background` pool and puts the comparison's gallery, media embedded,
-into an HTML widget. The credit line of the grid is shown before anything is sent.
+into an HTML widget.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import html
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import ipywidgets as widgets
 
 from genlab.catalog import CATALOG
 from genlab.client import Client
-from genlab.comparison import Comparison, compare, plan
+from genlab.comparison import Comparison, Plan, compare, plan
 from genlab.widgets._background import Background
+from genlab.widgets._fields import ERROR, MUTED
 from genlab.widgets._protocols import StudioClient
 
 
-class ComparePanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
-    """Choose models, run the prompt on each, see the results side by side.
+def compare_settings(
+    body: Mapping[str, Any], models: Sequence[str]
+) -> tuple[str, dict[str, Any], dict[str, list[str]]]:
+    """Split a form's body into the prompt, the params for ``compare`` and, per model, the
+    fields it lacks (dropped for it).
 
     Example:
-        panel = ComparePanel(client, prompt=lambda: "a red kite")
-        panel.run(["video-a", "video-f"]).result()   # the Comparison
+        >>> body = {"model": "video-a", "prompt": "a fox", "resolution": "480P", "duration": 4}
+        >>> prompt, params, dropped = compare_settings(body, ["video-a", "image-b"])
+        >>> prompt, params, dropped
+        ('a fox', {'resolution': '480P', 'duration': 4}, {'image-b': ['duration']})
+    """
+    prompt = str(body.get("prompt", ""))
+    fields = {k: v for k, v in body.items() if k not in ("model", "prompt")}
+    params = {k: v for k, v in fields.items() if any(k in CATALOG[m].model_fields for m in models)}
+    dropped = {
+        m: [k for k in fields if k not in CATALOG[m].model_fields] for m in models
+    }
+    return prompt, params, {m: names for m, names in dropped.items() if names}
+
+
+class ComparePanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
+    """Choose models, send the form's settings to each, see the results side by side.
+
+    Args:
+        client: a :class:`genlab.Client` (comparisons block on one).
+        settings: returns the request body the form stands for (the Studio's ``body``).
+
+    Example:
+        panel = ComparePanel(client, settings=lambda: {"model": "image-b", "prompt": "a kite"})
+        panel.run(["image-b", "image-d"]).result()   # the Comparison
     """
 
-    def __init__(self, client: StudioClient, prompt: Callable[[], str]) -> None:
+    def __init__(self, client: StudioClient, settings: Callable[[], Mapping[str, Any]]) -> None:
         super().__init__()
         self.add_class("genlab-compare")
         self.client = client
-        self.prompt = prompt
+        self.settings = settings
         self._work = Background.shared()
-        self.models = widgets.SelectMultiple(
-            options=list(CATALOG),
-            rows=min(10, len(CATALOG)),
-            description="models",
-            tooltip="Ctrl/Cmd-click to choose several",
-        )
+        self.chips: dict[str, widgets.ToggleButton] = {}
+        rows = []
+        kinds: dict[str, list[str]] = {}
+        for name, cls in CATALOG.items():
+            kinds.setdefault(cls.KIND, []).append(name)
+        for kind, names in kinds.items():
+            chips = []
+            for name in names:
+                chip = widgets.ToggleButton(
+                    description=name, tooltip=CATALOG[name].SUMMARY, icon="",
+                    layout=widgets.Layout(width="auto", min_width="6.5em"),
+                )
+                chip.add_class("genlab-chip")
+                chip.observe(self._chosen, "value")
+                self.chips[name] = chip
+                chips.append(chip)
+            rows.append(widgets.HBox(
+                [widgets.HTML(f"<span style='color:{MUTED}'>{html.escape(kind)}</span>",
+                              layout=widgets.Layout(width="4em")), *chips],
+                layout=widgets.Layout(flex_flow="row wrap", align_items="center"),
+            ))
         self.button = widgets.Button(
-            description="Compare", icon="columns", tooltip="Send the current prompt to each model"
+            description="Compare", icon="columns", button_style="primary", disabled=True,
+            tooltip="Send the form's settings to each chosen model",
+            layout=widgets.Layout(width="auto"),
         )
         self.button.on_click(lambda _b: self._clicked())
+        self.plan_note = widgets.HTML()
         self.status = widgets.HTML()
-        self.gallery = widgets.HTML()
+        self.gallery = widgets.HTML(layout=widgets.Layout(max_width="100%"))
         self.future: concurrent.futures.Future[Comparison] | None = None
-        self.children = [widgets.HBox([self.models, self.button]), self.status, self.gallery]
+        self.children = [
+            widgets.HTML(f"<span style='color:{MUTED}'>Choose models; the form's current "
+                         "settings go to each.</span>"),
+            *rows, self.plan_note, widgets.HBox([self.button]), self.status, self.gallery,
+        ]
+        self.refresh()
+
+    @property
+    def chosen(self) -> list[str]:
+        """The chosen models, in catalog order."""
+        return [name for name, chip in self.chips.items() if chip.value]
 
     def choose(self, models: Sequence[str]) -> None:
-        """Select models (unknown names raise ValueError)."""
+        """Choose exactly ``models`` (unknown names raise ValueError)."""
         unknown = [m for m in models if m not in CATALOG]
         if unknown:
             raise ValueError(f"unknown model(s) {unknown}; use names from genlab.CATALOG")
-        self.models.value = tuple(models)
+        self._holding = True
+        try:
+            for name, chip in self.chips.items():
+                chip.value = name in models
+        finally:
+            self._holding = False
+        self.refresh()
+
+    _holding = False
+
+    def _chosen(self, _change: object) -> None:
+        if not self._holding:
+            self.refresh()
+
+    def _plan(self) -> tuple[str, dict[str, Any], dict[str, list[str]], Plan | None]:
+        chosen = self.chosen
+        prompt, params, dropped = compare_settings(self.settings(), chosen)
+        grid = plan([prompt], chosen, params) if chosen else None
+        return prompt, params, dropped, grid
+
+    def refresh(self) -> None:
+        """Say what Compare would send, to which model, and what it would cost."""
+        for chip in self.chips.values():
+            icon = "check" if chip.value else ""
+            if chip.icon != icon:
+                chip.icon = icon
+        if not self.chosen:
+            self._show_note("")
+            self.button.disabled = True
+            return
+        try:
+            prompt, params, dropped, grid = self._plan()
+        except Exception as exc:  # shown, never raised: this runs on every edit
+            self._show_note(f"<span style='color:{ERROR}'>{html.escape(str(exc))}</span>")
+            self.button.disabled = True
+            return
+        if grid is None:
+            self._show_note("")
+            self.button.disabled = True
+            return
+        sent = ", ".join(f"{k}={_short(v)}" for k, v in params.items()) or "model defaults"
+        lines = [f"Sends: {sent}"]
+        lines += [f"{m} has no {', '.join(names)}: dropped for it" for m, names in dropped.items()]
+        refused = [r for r in grid.runs if r.invalid]
+        lines += [f"{r.model} would refuse this: {r.invalid}" for r in refused]
+        lines.append(grid.money_line)
+        self._show_note("<br>".join(html.escape(line) for line in lines))
+        self.button.disabled = not prompt.strip() or len(refused) == len(grid.runs)
+
+    def _show_note(self, markup: str) -> None:
+        value = f"<div style='color:{MUTED};font-size:90%'>{markup}</div>" if markup else ""
+        if self.plan_note.value != value:
+            self.plan_note.value = value
 
     def run(self, models: Sequence[str] | None = None) -> concurrent.futures.Future[Comparison]:
         """Start the comparison in the background; the future resolves to the Comparison.
@@ -65,22 +178,21 @@ class ComparePanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no typ
         """
         if models is not None:
             self.choose(models)
-        chosen = list(self.models.value)
-        prompt = self.prompt()
-        if not chosen:
+        chosen = self.chosen
+        prompt, params, _dropped, grid = self._plan()
+        if not chosen or grid is None:
             raise ValueError("choose at least one model to compare")
         if not prompt.strip():
             raise ValueError("write a prompt first: the comparison sends it to every model")
         client = self.client
         if not isinstance(client, Client):
             raise TypeError(f"comparing needs a genlab.Client, got {type(client).__name__}")
-        grid = plan([prompt], chosen)
         self.status.value = html.escape(f"{grid.money_line}; running…")
         self.gallery.value = ""
         self.button.disabled = True
 
         def work() -> Comparison:
-            result = compare(client, [prompt], chosen, progress=False, quiet=True)
+            result = compare(client, [prompt], chosen, params, progress=False, quiet=True)
             self.gallery.value = str(result.gallery())
             return result
 
@@ -102,3 +214,10 @@ class ComparePanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no typ
             self.run()
         except Exception as exc:  # a widget callback: show, do not raise
             self.status.value = html.escape(str(exc))
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, list):
+        return f"[{len(value)} item{'s' if len(value) != 1 else ''}]"
+    text = str(value)
+    return text if len(text) <= 40 else text[:39] + "…"

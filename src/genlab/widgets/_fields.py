@@ -18,6 +18,12 @@ import ipywidgets as widgets
 
 from genlab.catalog import OMIT, FieldSpec
 
+# Colours are JupyterLab's theme variables (fallbacks for other frontends): readable in the
+# light and the dark theme alike.
+MUTED = "var(--jp-ui-font-color2, #616161)"
+TEXT = "var(--jp-ui-font-color1, #212121)"
+ERROR = "var(--jp-error-color1, #d32f2f)"
+BORDER = "var(--jp-border-color2, #e0e0e0)"
 LABEL_WIDTH = "10em"
 STYLE = {"description_width": LABEL_WIDTH}
 # ToggleButtons when an enum has at most this many options, each at most this long.
@@ -39,14 +45,22 @@ def error_html(messages: Sequence[str]) -> str:
     if not messages:
         return ""
     items = "<br>".join(f"&#9888; {html.escape(m)}" for m in messages)
-    return f'<div style="color:#b00020;font-size:90%">{items}</div>'
+    return f'<div class="genlab-error" style="color:{ERROR};font-size:90%">{items}</div>'
+
+
+def hint_html(text: str) -> str:
+    """A neutral hint (not an error) for the line under a field, e.g. "required: choose one"."""
+    return f'<div class="genlab-hint" style="color:{MUTED};font-size:90%">{html.escape(text)}</div>'
 
 
 def side_label(text: str, tooltip: str = "") -> widgets.HTML:
     """A label in the description column, for controls whose own description wraps above
     them (ToggleButtons)."""
+    # Wrapping, never clipped: long names (character_orientation) break at underscores.
+    shown = html.escape(text).replace("_", "_<wbr>")
     return widgets.HTML(
-        f"<div style='text-align:right;padding-right:8px'>{html.escape(text)}</div>",
+        f"<div style='text-align:right;padding-right:8px;line-height:1.2;"
+        f"overflow-wrap:anywhere'>{shown}</div>",
         tooltip=tooltip or None,
         layout=widgets.Layout(width=LABEL_WIDTH, min_width=LABEL_WIDTH),
     )
@@ -126,9 +140,17 @@ class FieldRow(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets 
         self.set_value(OMIT)
 
     def show_errors(self, messages: Sequence[str]) -> None:
-        text = error_html(messages)
-        if self.message.value != text:
-            self.message.value = text
+        """Show the catalog's messages under the row (nothing when there are none)."""
+        self.show_line(error_html(messages))
+
+    def show_line(self, markup: str) -> None:
+        """Put ``markup`` (an error or a neutral hint) under the row."""
+        if self.message.value != markup:
+            self.message.value = markup
+
+    def hint(self) -> str:
+        """The neutral hint an untouched row shows while the catalog objects ("" for none)."""
+        return ""
 
     @property
     def hidden(self) -> bool:
@@ -164,8 +186,8 @@ class PromptField(FieldRow):
         limit = self.spec.max
         text = f"{n} / {limit} characters" if limit is not None else f"{n} characters"
         if limit is not None and n > limit:
-            text = f'<span style="color:#b00020">{text}</span>'
-        self.counter.value = f'<span style="font-size:85%;color:#666">{text}</span>'
+            text = f'<span style="color:{ERROR}">{text}</span>'
+        self.counter.value = f'<span style="font-size:85%;color:{MUTED}">{text}</span>'
 
     def _typed(self, _change: object) -> None:
         self._count()
@@ -214,6 +236,11 @@ class ChoiceField(FieldRow):
     def _initial(self) -> Any:
         return OMIT if self.spec.default is None else self.spec.default
 
+    def hint(self) -> str:
+        if self.spec.required and self.control.value is OMIT:
+            return "required: choose one"
+        return ""
+
     def get_value(self) -> Any:
         return self.control.value
 
@@ -244,7 +271,11 @@ class IntField(FieldRow):
             hint = f"(default) {low} to {high}" if spec.min is not None else "(default)"
             self.control = widgets.Text(placeholder=hint, **common)
         elif high - low <= SLIDER_MAX_SPAN:
-            self.control = widgets.IntSlider(min=low, max=high, value=self._start(), **common)
+            # Wide enough to pick a single second on a 2-30 range with the mouse.
+            self.control = widgets.IntSlider(
+                min=low, max=high, value=self._start(),
+                layout=widgets.Layout(width="44em", max_width="100%"), **common
+            )
         else:
             self.control = widgets.BoundedIntText(
                 min=low, max=high, value=self._start(), **common

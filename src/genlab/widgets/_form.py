@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import html
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -24,7 +25,16 @@ import ipywidgets as widgets
 
 from genlab._errors import ErrorDetail
 from genlab.catalog import OMIT, FieldSpec, Preview, RequestBase, form_body, form_fields
-from genlab.widgets._fields import LABEL_WIDTH, SCALAR_ROWS, EditNotifier, FieldRow
+from genlab.widgets._fields import (
+    BORDER,
+    LABEL_WIDTH,
+    MUTED,
+    SCALAR_ROWS,
+    EditNotifier,
+    FieldRow,
+    error_html,
+    hint_html,
+)
 from genlab.widgets._protocols import StudioClient
 from genlab.widgets._references import ReferenceList
 from genlab.widgets._shots import ShotList
@@ -50,13 +60,13 @@ class ExtraField(FieldRow):
         for row in self.fields.values():
             row.on_edit(self._edited)
         title = widgets.HTML(
-            f"<b>{html.escape(spec.name)}</b> <span style='color:#666'>"
+            f"<b>{html.escape(spec.name)}</b> <span style='color:{MUTED}'>"
             f"{html.escape(spec.description)}</span>",
             tooltip=spec.description,
         )
         box = widgets.VBox(
             list(self.fields.values()),
-            layout=widgets.Layout(border_left="3px solid #eee", padding="0 0 0 6px"),
+            layout=widgets.Layout(border_left=f"3px solid {BORDER}", padding="0 0 0 6px"),
         )
         self._finish([title, box])
 
@@ -97,6 +107,9 @@ class ModelForm(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets
         cls: the request class.
         model: its model name.
         fields: field name -> its row (``fields["duration"].control`` is the slider).
+        touched: the fields the person edited (or code set) since the last reset; only
+            their messages show, until :attr:`attempted`.
+        attempted: a submission was tried: every message shows.
     """
 
     def __init__(self, cls: type[RequestBase], client: StudioClient | None = None) -> None:
@@ -110,9 +123,16 @@ class ModelForm(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets
         self.hidden_note = widgets.HTML(layout=widgets.Layout(margin=f"0 0 0 {LABEL_WIDTH}"))
         self._init_notifier()
         self._shown: Preview | None = None
-        for row in self.fields.values():
-            row.on_edit(self._edited)
+        self.touched: set[str] = set()
+        self.attempted = False
+        for name, row in self.fields.items():
+            row.on_edit(functools.partial(self._row_edited, name))
         self.children = [*self.fields.values(), self.hidden_note]
+
+    def _row_edited(self, name: str) -> None:
+        if not self._quiet:  # a person's edit; reset() and set() decide for themselves
+            self.touched.add(name)
+        self._edited()
 
     # --- values -----------------------------------------------------------------------
 
@@ -138,35 +158,69 @@ class ModelForm(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets
                 f"{self.model} has no field {', '.join(map(repr, unknown))}; "
                 f"its fields are {', '.join(self.fields)}"
             )
+        self.touched.update(fields)
         with self.quiet():
             for name, value in fields.items():
                 self.fields[name].set_value(value)
 
     def reset(self) -> None:
-        """Every field back to its default; reference lists and shots emptied."""
+        """Every field back to its default; reference lists and shots emptied; no message
+        shows until a field is touched again."""
+        self.touched.clear()
+        self.attempted = False
+        self._shown = None
         with self.quiet():
             for row in self.fields.values():
                 row.reset()
 
+    def attempt(self) -> None:
+        """A submission was tried: show every message, touched or not."""
+        if not self.attempted:
+            self.attempted = True
+            self._shown = None
+
     # --- showing what the catalog says ------------------------------------------------
 
+    def shows_messages_of(self, name: str) -> bool:
+        """Whether the row ``name`` shows its messages now (touched, or a submission tried)."""
+        return self.attempted or name in self.touched
+
+    def unshown(self, preview: Preview) -> tuple[list[str], list[str]]:
+        """What the rows do not show: (messages located at no visible row, names of untouched
+        rows the catalog objects to). The Studio shows these once, above Submit."""
+        visible = {n for n, row in self.fields.items() if n not in preview.hidden}
+        loose = [
+            e.message for e in preview.errors if not e.loc or str(e.loc[0]) not in visible
+        ]
+        waiting = [
+            n for n in visible
+            if not self.shows_messages_of(n) and preview.messages_for(n)
+        ]
+        return list(dict.fromkeys(loose)), waiting
+
     def show(self, preview: Preview) -> None:
-        """Messages under their fields; fields the mode refuses or ignores hidden."""
+        """Messages under their fields (once touched); fields the mode refuses or ignores
+        hidden; required choices not made yet carry a neutral hint."""
         if preview is self._shown:
             return
         self._shown = preview
         for name, row in self.fields.items():
             row.hidden = name in preview.hidden
-            if isinstance(row, ExtraField):
+            if not self.shows_messages_of(name):
+                if isinstance(row, ExtraField):
+                    row.show_details([])
+                hint = row.hint()
+                row.show_line(hint_html(hint) if hint else "")
+            elif isinstance(row, ExtraField):
                 row.show_details([e for e in preview.errors if e.loc and e.loc[0] == name])
             else:
-                row.show_errors(preview.messages_for(name))
+                row.show_line(error_html(preview.messages_for(name)))
         note = ""
         if preview.hidden:
             items = "; ".join(
                 f"<code>{html.escape(name)}</code> {html.escape(reason)}"
                 for name, reason in preview.hidden.items()
             )
-            note = f"<span style='color:#666;font-size:90%'>Hidden: {items}</span>"
+            note = f"<span style='color:{MUTED};font-size:90%'>Hidden: {items}</span>"
         if self.hidden_note.value != note:
             self.hidden_note.value = note

@@ -17,6 +17,7 @@ import ipywidgets as widgets
 from genlab.catalog import CATALOG
 from genlab.client import TaskJournal
 from genlab.history import DISPLAY_COLUMNS, History
+from genlab.widgets._fields import BORDER, TEXT
 
 ALL = "(all)"
 STATUSES = ("queued", "processing", "succeeded", "failed")
@@ -34,18 +35,35 @@ def table_html(rows: Sequence[Mapping[str, str]]) -> str:
     if not rows:
         return "<i>No tasks yet.</i>"
     head = "".join(
-        f"<th style='text-align:left'>{html.escape(h)}</th>" for h in DISPLAY_COLUMNS.values()
+        f"<th style='text-align:left;padding:2px 6px;border-bottom:1px solid {BORDER}'>"
+        f"{html.escape(h)}</th>"
+        for h in DISPLAY_COLUMNS.values()
     )
     body = "".join(
         "<tr>"
-        + "".join(f"<td>{html.escape(row.get(c, ''))}</td>" for c in DISPLAY_COLUMNS)
+        + "".join(
+            f"<td style='padding:2px 6px;vertical-align:top;{_cell_style(c)}'>"
+            f"{html.escape(row.get(c, ''))}</td>"
+            for c in DISPLAY_COLUMNS
+        )
         + "</tr>"
         for row in rows
     )
     return (
-        "<table style='border-collapse:collapse;font-size:90%'>"
-        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        "<div style='max-width:100%;overflow-x:auto'>"
+        f"<table style='border-collapse:collapse;font-size:90%;color:{TEXT}'>"
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
     )
+
+
+def _cell_style(column: str) -> str:
+    # Names, times and numbers never break mid-word; prompts and messages wrap.
+    if column in _WRAPPED:
+        return "min-width:12em;overflow-wrap:anywhere"
+    return "white-space:nowrap"
+
+
+_WRAPPED = frozenset({"prompt", "error_message", "mode"})
 
 
 class HistoryPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints

@@ -51,6 +51,14 @@ class StudioClient(Protocol):
     ) -> concurrent.futures.Future[TaskRecord]:
         """Submit and wait in the background; ``on_update`` sees each new status."""
 
+    def wait_future(
+        self,
+        task: TaskRecord,
+        *,
+        on_update: Callable[[TaskRecord], object] | None = None,
+    ) -> concurrent.futures.Future[TaskRecord]:
+        """Wait for a known task in the background (a card's "Resume waiting")."""
+
     def download(self, record: TaskRecord, directory: str | os.PathLike[str]) -> list[Path]:
         """Save a succeeded task's media into ``directory`` (blocking)."""
 

@@ -6,6 +6,11 @@ or remove it. A local file becomes a URL through the client's
 :meth:`~genlab.Client.reference_url`, which uploads it where the service takes uploads and
 otherwise inlines it as a ``data:image/...;base64,`` value where the model's list allows those;
 the editor only says which of the two will happen.
+
+Each row shows a thumbnail: uploaded images and video posters are made from the file's bytes
+(nothing is fetched back); a typed URL is shown by the browser from that URL. The upload
+button counts the uploaded files in the list, and the widget keeps no bytes of them (its
+state is saved in the notebook).
 """
 
 from __future__ import annotations
@@ -18,12 +23,15 @@ import ipywidgets as widgets
 
 from genlab._errors import GenlabError
 from genlab.catalog import OMIT, FieldSpec
-from genlab.widgets._fields import STYLE, FieldRow, choice_label
+from genlab.client import data_uri
+from genlab.report import poster, thumbnail
+from genlab.widgets._fields import BORDER, ERROR, MUTED, STYLE, FieldRow, choice_label
 from genlab.widgets._protocols import StudioClient
 
 ACCEPT = {"image": "image/*", "video": "video/*,.mp4,.mov", "audio": "audio/*,.wav,.mp3"}
 # How much of a URL a row shows (data: values are long).
 SHOWN_URL = 60
+THUMB_PX = 48
 
 
 def short_url(url: str) -> str:
@@ -43,9 +51,13 @@ class ReferenceList(FieldRow):
     """
 
     def __init__(self, spec: FieldSpec, client: StudioClient | None = None) -> None:
-        super().__init__(spec, layout=widgets.Layout(border="1px solid #ddd", padding="4px"))
+        super().__init__(spec, layout=widgets.Layout(border=f"1px solid {BORDER}", padding="4px"))
         self.client = client
         self._items: list[dict[str, Any]] = []
+        # url -> a thumbnail made from the uploaded bytes; url -> the upload entry, bytes-free.
+        self._thumbs: dict[str, str] = {}
+        self._sent: dict[str, dict[str, Any]] = {}
+        self._stubbing = False
         self.title = widgets.HTML(tooltip=spec.description)
         self.rows = widgets.VBox()
         self.url = widgets.Text(
@@ -55,13 +67,15 @@ class ReferenceList(FieldRow):
             style=STYLE,
             layout=widgets.Layout(width="60%"),
         )
-        self.add_button = widgets.Button(description="Add", icon="plus", tooltip="Add this URL")
+        self.add_button = widgets.Button(description="Add", icon="plus", tooltip="Add this URL",
+                                         layout=widgets.Layout(width="auto"))
         self.add_button.on_click(lambda _b: self._add_typed_url())
         self.upload = widgets.FileUpload(
             accept=ACCEPT.get(spec.media_kind, ""),
             multiple=True,
             description="Upload file",
             tooltip=self._upload_tooltip(),
+            layout=widgets.Layout(width="auto", min_width="9.5em"),
         )
         self.upload.observe(self._uploaded, "value")
         self.note = widgets.HTML()
@@ -125,8 +139,19 @@ class ReferenceList(FieldRow):
         url = self.client.reference_url(
             data, filename, allow_data_uri=self.inline_allowed, field=self.spec.name
         )
+        thumb = self._thumbnail(data)
+        if thumb:
+            self._thumbs[url] = thumb
         self.add(url, reference_type)
         return url
+
+    def _thumbnail(self, data: bytes) -> str | None:
+        if self.spec.media_kind == "image":
+            return thumbnail(data, 2 * THUMB_PX)
+        if self.spec.media_kind == "video":
+            frame = poster(data, width=2 * THUMB_PX)
+            return data_uri(frame, mime="image/jpeg") if frame else None
+        return None
 
     def remove(self, index: int) -> None:
         del self._items[index]
@@ -176,7 +201,7 @@ class ReferenceList(FieldRow):
 
     def _uploaded(self, change: Mapping[str, Any]) -> None:
         files: Sequence[Mapping[str, Any]] = change["new"]
-        if not files:
+        if self._stubbing or not files:
             return
         notes = []
         for file in files:
@@ -184,13 +209,28 @@ class ReferenceList(FieldRow):
                 notes.append(f"{file['name']}: the list is full")
                 continue
             try:
-                self.add_file(bytes(file["content"]), str(file["name"]))
+                url = self.add_file(bytes(file["content"]), str(file["name"]))
             except (GenlabError, ValueError) as exc:  # shown: this runs in a widget callback
                 notes.append(f"{file['name']}: {exc}")
+                continue
+            self._sent[url] = {**file, "content": memoryview(b"")}
         self.note.value = "" if not notes else (
-            '<div style="color:#b00020">' + "<br>".join(html.escape(n) for n in notes) + "</div>"
+            f'<div style="color:{ERROR}">' + "<br>".join(html.escape(n) for n in notes) + "</div>"
         )
-        self.upload.value = ()  # so the same file can be chosen again
+        self._count_uploads()
+
+    def _count_uploads(self) -> None:
+        # The button reads "Upload file (n)" from its value: the uploaded files still listed,
+        # without their bytes. (The browser clears its file input on each click, so the same
+        # file can be chosen again.)
+        urls = {item["url"] for item in self._items}
+        entries = tuple(entry for url, entry in self._sent.items() if url in urls)
+        if len(entries) != len(self.upload.value):
+            self._stubbing = True
+            try:
+                self.upload.value = entries
+            finally:
+                self._stubbing = False
 
     # --- drawing ----------------------------------------------------------------------
 
@@ -201,14 +241,34 @@ class ReferenceList(FieldRow):
         limit = self.spec.max_items
         count = f"{len(self._items)} / {limit}" if limit is not None else str(len(self._items))
         self.title.value = (
-            f"<b>{html.escape(self.spec.name)}</b> <span style='color:#666'>({count}) · "
+            f"<b>{html.escape(self.spec.name)}</b> <span style='color:{MUTED}'>({count}) · "
             f"{html.escape(self.spec.media)}</span>"
         )
         self.add_button.disabled = self.url.disabled = self.upload.disabled = self.full
+        self._count_uploads()
+
+    def _preview(self, url: str) -> str:
+        """A thumbnail of an item: from its uploaded bytes, else drawn by the browser."""
+        box = (f"width:{THUMB_PX}px;height:{THUMB_PX}px;object-fit:cover;border-radius:3px;"
+               f"background:{BORDER};display:block")
+        shown = self._thumbs.get(url)
+        if shown is None and url[:5].lower() == "data:" and self.spec.media_kind == "image":
+            shown = url
+        if shown is not None:
+            return f'<img src="{html.escape(shown, quote=True)}" style="{box}" alt="">'
+        quoted = html.escape(url, quote=True)
+        if self.spec.media_kind == "image" and url.lower().startswith(("http://", "https://")):
+            return f'<img src="{quoted}" style="{box}" alt="" loading="lazy">'
+        if self.spec.media_kind == "video" and url.lower().startswith(("http://", "https://")):
+            return f'<video src="{quoted}#t=0.1" preload="metadata" muted style="{box}"></video>'
+        symbol = "&#9835;" if self.spec.media_kind == "audio" else "&#9633;"
+        return (f"<div style='{box};text-align:center;line-height:{THUMB_PX}px;"
+                f"color:{MUTED}'>{symbol}</div>")
 
     def _row(self, index: int, item: dict[str, Any]) -> widgets.HBox:
         url = item["url"]
         parts: list[widgets.Widget] = [
+            widgets.HTML(self._preview(url), layout=widgets.Layout(min_width=f"{THUMB_PX}px")),
             widgets.HTML(
                 "<div style='white-space:nowrap;overflow:hidden;text-overflow:ellipsis'>"
                 f"<code>{index + 1}.</code> {html.escape(short_url(url))}</div>",

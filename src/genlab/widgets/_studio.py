@@ -18,6 +18,7 @@ The Studio can be driven from code as well as by hand::
 
 from __future__ import annotations
 
+import functools
 import html
 import tempfile
 from pathlib import Path
@@ -30,16 +31,29 @@ from genlab.catalog import CATALOG, Preview, preview
 from genlab.widgets._background import Background
 from genlab.widgets._card import TaskCard
 from genlab.widgets._compare import ComparePanel
-from genlab.widgets._fields import STYLE, error_html, side_label, toggle_buttons
+from genlab.widgets._fields import (
+    BORDER,
+    MUTED,
+    STYLE,
+    TEXT,
+    error_html,
+    hint_html,
+    side_label,
+    toggle_buttons,
+)
 from genlab.widgets._form import ModelForm
 from genlab.widgets._history import HistoryPanel
 from genlab.widgets._protocols import StudioClient
 from genlab.widgets._references import ReferenceList
+from genlab.widgets._tasks import TaskList
 
 if TYPE_CHECKING:
     import concurrent.futures
 
     from genlab.comparison import Comparison
+
+# Controls whose values mean the same in every model that has them: they follow the person.
+SHARED_KINDS = frozenset({"prompt", "enum", "int", "bool", "text"})
 
 
 def studio(
@@ -77,9 +91,16 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
 
     Attributes:
         forms: model -> its form, built the first time the model is shown.
-        cards: the task cards, oldest first.
-        submit_button, kind_picker, model_picker, mode_label, credits_label, errors,
-        notices, history_panel, compare_panel: the parts, for tests and custom layouts.
+        cards: the task cards, oldest first (shown newest first, in a scrolling list).
+        submit_button, kind_picker, model_picker, mode_label, credits_label, errors, hint,
+        notices, tabs (tasks, compare, history), card_box, clear_button, history_panel,
+        compare_panel: the parts, for tests and custom layouts.
+
+    Fields with the same meaning in several models (prompt, resolution, duration,
+    aspect_ratio, generate_audio: the scalar fields that share a name and a control) follow
+    the person from model to model once edited, wherever the next model can hold the value;
+    the other fields keep each model's own values. Messages show under a field once it was
+    touched, or after Submit was tried.
     """
 
     def __init__(
@@ -103,7 +124,6 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
             Path(media_dir) if media_dir else Path(tempfile.mkdtemp(prefix="genlab-studio-"))
         )
         self.forms: dict[str, ModelForm] = {}
-        self.cards: list[TaskCard] = []
         self._checked: Preview | None = None
         self._switching = False
         self._loading = False
@@ -114,6 +134,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         if first not in CATALOG:
             raise ValueError(f"unknown model {first!r}; use one of {', '.join(CATALOG)}")
         self._last = {kind: names[0] for kind, names in self._by_kind.items()}
+        self._shared: dict[str, tuple[str, Any]] = {}
 
         self.kind_picker = toggle_buttons("video or image models", list(self._by_kind))
         self.kind_picker.value = CATALOG[first].KIND
@@ -128,37 +149,48 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         self.mode_label = widgets.HTML()
         self.credits_label = widgets.HTML()
         self.errors = widgets.HTML()
+        self.hint = widgets.HTML()
         self.notices = widgets.HTML()
         self.submit_button = widgets.Button(
             description="Submit", icon="play", button_style="primary",
-            tooltip="Send the request; a task card appears below",
+            tooltip="Send the request; a task card appears under Tasks",
+            layout=widgets.Layout(width="auto", min_width="8em"),
         )
         self.submit_button.add_class("genlab-submit")
         self.submit_button.on_click(lambda _b: self._submit_clicked())
-        self.reset_button = widgets.Button(description="Reset form", icon="undo")
-        self.reset_button.on_click(lambda _b: self.reset())
-        self.card_box = widgets.VBox()
-        self.history_panel = HistoryPanel(client.history, limit=history_rows)
-        self.compare_panel = ComparePanel(client, prompt=self._prompt)
-        self.extras = widgets.Accordion(
-            children=[self.compare_panel, self.history_panel],
-            titles=("Compare models", "History"),
+        self.reset_button = widgets.Button(
+            description="Reset form", icon="undo", layout=widgets.Layout(width="auto")
         )
+        self.reset_button.on_click(lambda _b: self.reset())
+        self.tasks = TaskList()
+        self.card_box, self.clear_button = self.tasks.card_box, self.tasks.clear_button
+        self.history_panel = HistoryPanel(client.history, limit=history_rows)
+        self.compare_panel = ComparePanel(client, settings=lambda: self.body)
+        # History and Compare sit beside the cards, never below all of them.
+        self.tabs = widgets.Tab(
+            children=[self.tasks, self.compare_panel, self.history_panel],
+            titles=("Tasks", "Compare models", "History"),
+        )
+        self.tabs.add_class("genlab-tabs")
         self.kind_picker.observe(self._kind_picked, "value")
         self.model_picker.observe(self._model_picked, "value")
         self.children = [
-            widgets.HTML(f"<h3 style='margin:0'>genlab studio</h3>"
-                         f"<span style='color:#666'>{html.escape(str(client.base_url))}</span>"),
-            widgets.HBox([side_label("kind"), self.kind_picker, self.model_picker]),
+            widgets.HTML(f"<h3 style='margin:0;color:{TEXT}'>genlab studio</h3>"
+                         f"<span style='color:{MUTED}'>"
+                         f"{html.escape(str(client.base_url))}</span>"),
+            widgets.HBox([side_label("kind"), self.kind_picker, self.model_picker],
+                         layout=widgets.Layout(flex_flow="row wrap")),
             self.summary,
             self.form_box,
-            widgets.HBox([self.mode_label, self.credits_label]),
+            widgets.HBox([self.mode_label, self.credits_label],
+                         layout=widgets.Layout(flex_flow="row wrap")),
             self.errors,
+            self.hint,
             self.notices,
             widgets.HBox([self.submit_button, self.reset_button]),
-            self.card_box,
-            self.extras,
+            self.tabs,
         ]
+        self.layout.border_top = f"1px solid {BORDER}"
         self._show(first)
 
     # --- the model ---------------------------------------------------------------------
@@ -204,24 +236,44 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         form = self.forms.get(model)
         if form is None:
             form = self.forms[model] = ModelForm(CATALOG[model], self.client)
-            form.on_edit(self._refresh)
-        shown = self.form_box.children[0] if self.form_box.children else None
-        if isinstance(shown, ModelForm) and shown is not form:
-            self._carry_prompt(shown, form)
+            form.on_edit(functools.partial(self._edited, form))
+        self._carry(form)
         self._last[CATALOG[model].KIND] = model
         self.form_box.children = [form]
         cls = CATALOG[model]
-        self.summary.value = f"<span style='color:#444'>{html.escape(cls.SUMMARY)}</span>"
+        self.summary.value = f"<span style='color:{MUTED}'>{html.escape(cls.SUMMARY)}</span>"
         self._refresh()
 
-    def _carry_prompt(self, old: ModelForm, new: ModelForm) -> None:
-        # The prompt follows the user to a model whose form has none yet.
-        before, after = old.fields.get("prompt"), new.fields.get("prompt")
-        if before is None or after is None or after.get_value() or not before.get_value():
+    def _edited(self, form: ModelForm) -> None:
+        # An edit may reach a form just replaced (a slow kernel): remembered all the same.
+        if self._loading:
             return
+        self._remember(form)
+        if form is self.form:
+            self._refresh()
+
+    def _remember(self, form: ModelForm) -> None:
+        # The person's latest values of the shared-meaning fields they edited.
+        for name in form.touched:
+            row = form.fields.get(name)
+            if row is not None and row.spec.kind in SHARED_KINDS:
+                self._shared[name] = (row.spec.kind, row.get_value())
+
+    def _carry(self, form: ModelForm) -> None:
+        """Give ``form`` the person's values of the fields it shares (same name and control);
+        a value its control cannot hold (a duration past its range) leaves its own."""
         self._loading = True
         try:
-            after.set_value(before.get_value())
+            for name, (kind, value) in self._shared.items():
+                row = form.fields.get(name)
+                if row is None or row.spec.kind != kind or row.get_value() == value:
+                    continue
+                try:
+                    with form.quiet():
+                        row.set_value(value)
+                except ValueError:
+                    continue
+                form.touched.add(name)
         finally:
             self._loading = False
 
@@ -241,7 +293,9 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         self.form.set(**fields)
 
     def reset(self) -> None:
-        """The shown form back to its defaults."""
+        """The shown form back to its defaults, with no message until a field is touched."""
+        for name in self.form.fields:
+            self._shared.pop(name, None)
         self.form.reset()
 
     def add_file(
@@ -272,27 +326,33 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         assert self._checked is not None
         return self._checked
 
-    def _prompt(self) -> str:
-        return str(self.body.get("prompt", ""))
-
     def _refresh(self) -> None:
         if self._loading:
             return
         form = self.form
+        self._remember(form)
         checked = preview(form.body)
         self._checked = checked
         form.show(checked)
         mode = checked.mode.label if checked.mode is not None else "unknown"
         self._assign(self.mode_label, f"mode: <b>{html.escape(mode)}</b>&nbsp;&nbsp;")
         credits = checked.credits_text or "no estimate while the request is invalid"
-        self._assign(self.credits_label, f"<span style='color:#444'>{html.escape(credits)}</span>")
-        messages = list(dict.fromkeys(e.message for e in checked.errors))
-        self._assign(self.errors, error_html(messages))
+        self._assign(self.credits_label,
+                     f"<span style='color:{MUTED}'>{html.escape(credits)}</span>")
+        # Each message once: under its field; here only those no visible field shows.
+        loose, waiting = form.unshown(checked)
+        shown = loose if (form.touched or form.attempted) else []
+        self._assign(self.errors, error_html(shown))
+        todo = "" if checked.valid or not waiting else (
+            "To submit, fill in: " + ", ".join(waiting)
+        )
+        self._assign(self.hint, hint_html(todo) if todo else "")
         notes = "<br>".join(f"&#8505; {html.escape(n)}" for n in checked.notices)
-        self._assign(self.notices, f"<div style='color:#555;font-size:90%'>{notes}</div>"
+        self._assign(self.notices, f"<div style='color:{MUTED};font-size:90%'>{notes}</div>"
                      if notes else "")
         if self.submit_button.disabled == checked.valid:
             self.submit_button.disabled = not checked.valid
+        self.compare_panel.refresh()
 
     @staticmethod
     def _assign(widget: widgets.HTML, value: str) -> None:
@@ -305,14 +365,17 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         """Send the current request; returns its card at once (``card.future``).
 
         Raises:
-            InvalidParameterError: the request is invalid (the form shows why).
+            InvalidParameterError: the request is invalid (the form now shows every message
+                under its field, touched or not).
         """
+        self.form.attempt()
+        self._refresh()
         checked = self.validation
         if not checked.valid:
             raise InvalidParameterError.from_details(checked.errors)
         card = TaskCard(self.client, self.body, media_dir=self.media_dir, checked=checked)
-        self.cards.append(card)
-        self.card_box.children = [card, *self.card_box.children]
+        self.tasks.add(card)
+        self.tabs.selected_index = 0
         card.start()
         if card.future is not None and self.history_panel.available:
             # Runs on the client's runner thread: the history is read on a worker instead.
@@ -323,15 +386,33 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
     def _submit_clicked(self) -> None:
         try:
             self.submit()
+        except InvalidParameterError:
+            pass  # every message is shown under its field now
         except Exception as exc:  # a widget callback: shown, never raised
             self.errors.value = error_html([f"{type(exc).__name__}: {exc}"])
 
+    # --- the task cards ----------------------------------------------------------------
+
+    @property
+    def cards(self) -> list[TaskCard]:
+        """The task cards, oldest first (shown newest first)."""
+        return self.tasks.cards
+
+    def clear_finished(self) -> list[TaskCard]:
+        """Remove the cards of tasks that ended; returns them (the history keeps them)."""
+        return self.tasks.clear_finished()
+
+    # --- comparing ---------------------------------------------------------------------
+
     def compare(self, models: list[str]) -> concurrent.futures.Future[Comparison]:
-        """Send the current prompt to ``models``; returns a future of the Comparison.
+        """Send the form's current settings to ``models``; a future of the Comparison.
+
+        Every field the form sets goes to each model that has it; fields a model lacks are
+        dropped for it, and the compare panel says which.
 
         Raises:
             ValueError: no model given, or no prompt written.
             TypeError: the client is not a :class:`genlab.Client` (comparisons block on one).
         """
-        self.extras.selected_index = 0
+        self.tabs.selected_index = 1
         return self.compare_panel.run(models)
