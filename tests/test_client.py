@@ -118,7 +118,7 @@ def test_options_default_to_the_config_class_defaults() -> None:
 def test_both_clients_take_exactly_the_config_options() -> None:
     fields = {f.name for f in dataclasses.fields(ClientConfig)} - {"base_url", "api_key"}
     assert set(ConfigOptions.__annotations__) == fields
-    assert set(ClientOptions.__annotations__) == fields | {"transport", "history"}
+    assert set(ClientOptions.__annotations__) == fields | {"transport", "history", "budget"}
     options: dict[str, Any] = {
         "timeout": 12, "max_retries": 1, "wait_timeout": 5, "poll_scale": 0.5,
         "retry_wait_initial": 0.1, "retry_wait_max": 0.2, "retry_after_max": 3,

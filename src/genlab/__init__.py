@@ -38,8 +38,10 @@ from genlab._version import __version__ as __version__
 from genlab.catalog import CATALOG, GenerationRequest, Mode, estimate_credits, validate
 from genlab.client import (
     AsyncClient,
+    Budget,
     Client,
     ImageResult,
+    Reused,
     Task,
     TaskError,
     TaskRecord,
@@ -80,6 +82,7 @@ __all__ = [
     "APITimeoutError",
     "AsyncClient",
     "AuthenticationError",
+    "Budget",
     "CATALOG",
     "Client",
     "Comparison",
@@ -96,6 +99,7 @@ __all__ = [
     "Mode",
     "NotFoundError",
     "RateLimitError",
+    "Reused",
     "ServerError",
     "SubmissionUncertainError",
     "Task",

@@ -95,3 +95,16 @@ def test_every_example_has_a_stable_address(model: str) -> None:
     example = dict(CATALOG[model].EXAMPLE)
     assert address(example) == address(dict(reversed(list(example.items()))))
     assert len(address(example)) == 64
+
+
+def test_a_bare_url_string_is_the_same_reference_as_an_item() -> None:
+    uri = png_uri(b"same bytes")
+    bare = {"model": "image-b", "prompt": "p", "reference_images": [uri]}
+    item = {"model": "image-b", "prompt": "p", "reference_images": [{"url": uri}]}
+    assert address(bare) == address(item)
+    url = "http://127.0.0.1:1/media/uploads/up_1/a.png"
+    known = {url: media_digest(b"png")}
+    plain = {"model": "image-b", "prompt": "p", "reference_images": [url]}
+    assert canonical_body(validate(plain), media_digests=known)["reference_images"][0]["url"] == (
+        media_digest(b"png")
+    )

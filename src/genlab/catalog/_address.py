@@ -93,6 +93,9 @@ def canonical_body(
     for key, value in body.items():
         if key.startswith("reference_") and value == []:
             body[key] = None  # an empty list and an omitted one ask for the same thing
+        elif key.startswith("reference_") and isinstance(value, list):
+            # A bare URL string is the same reference as {"url": ...} with the default role.
+            body[key] = [{"url": v} if isinstance(v, str) else v for v in value]
     canonical = _canonical(body, media_digests or {})
     assert isinstance(canonical, dict)
     return canonical

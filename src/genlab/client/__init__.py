@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from genlab._errors import ConfigurationError
 from genlab.client._async import AsyncClient
+from genlab.client._budget import Budget, Unpriced, day_limit_error
 from genlab.client._config import (
     API_KEY_ENV,
     BASE_URL_ENV,
@@ -30,9 +31,16 @@ from genlab.client._download import extension_for
 from genlab.client._durations import DurationModel, DurationSample, Work
 from genlab.client._files import data_uri, safe_filename
 from genlab.client._forecast import Prediction
-from genlab.client._journal import JournalEntry, MemoryJournal, SubmitEntry, TaskJournal
+from genlab.client._journal import (
+    JournalEntry,
+    MemoryJournal,
+    SpendJournal,
+    SubmitEntry,
+    TaskJournal,
+)
 from genlab.client._media import MAX_MEDIA_BYTES
 from genlab.client._polling import PollSchedule
+from genlab.client._reuse import PastResult, Reused, ReusedRecord, ReusedTask
 from genlab.client._sync import Client
 from genlab.client._types import (
     ImageResult,
@@ -51,6 +59,7 @@ __all__ = [
     "BASE_URL_ENV",
     "MAX_MEDIA_BYTES",
     "AsyncClient",
+    "Budget",
     "Client",
     "ClientConfig",
     "ClientOptions",
@@ -62,10 +71,15 @@ __all__ = [
     "JournalEntry",
     "MemoryJournal",
     "Outcome",
+    "PastResult",
     "PollSchedule",
     "Prediction",
     "RequestLike",
+    "Reused",
+    "ReusedRecord",
+    "ReusedTask",
     "Secret",
+    "SpendJournal",
     "SubmitEntry",
     "Task",
     "TaskError",
@@ -73,9 +87,11 @@ __all__ = [
     "TaskRecord",
     "TaskRef",
     "TaskStatus",
+    "Unpriced",
     "VideoResult",
     "Work",
     "data_uri",
+    "day_limit_error",
     "extension_for",
     "resolve_config",
     "safe_filename",

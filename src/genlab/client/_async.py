@@ -8,7 +8,9 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import inspect
 import logging
 import os
 import time
@@ -30,14 +32,17 @@ from genlab._errors import (
 )
 from genlab._wire import KINDS
 from genlab.client._batch import run_many
+from genlab.client._budget import Budget
 from genlab.client._config import ClientConfig, ConfigOptions, resolve_config
 from genlab.client._download import download_task
 from genlab.client._durations import DurationModel, DurationSample, Work
 from genlab.client._ids import check_task_id, task_path
-from genlab.client._journal import JournalWriter, MemoryJournal, TaskJournal
+from genlab.client._journal import JournalWriter, MemoryJournal, SubmitEntry, TaskJournal
 from genlab.client._media_api import MediaMethods
 from genlab.client._polling import PollSchedule
-from genlab.client._submitting import Submitted, prepare, submit_once
+from genlab.client._reuse import ReusedRecord, copy_saved
+from genlab.client._spending import Spending, SpendingMethods
+from genlab.client._submitting import Submitted, prepare_request, submit_once
 from genlab.client._transport import Http
 from genlab.client._types import Kind, Outcome, RequestLike, Task, TaskRecord, TaskRef
 from genlab.client._waiting import (
@@ -51,7 +56,7 @@ from genlab.client._waiting import (
 logger = logging.getLogger("genlab")
 
 
-class AsyncClient(MediaMethods):
+class AsyncClient(MediaMethods, SpendingMethods):
     """The asynchronous genlab client. Every method is a coroutine; use it with ``await``.
 
     Args:
@@ -60,6 +65,8 @@ class AsyncClient(MediaMethods):
         transport: an httpx async transport, e.g. ``httpx.ASGITransport(app=emulator_app)``.
         history: a :class:`~genlab.client.TaskJournal` that records every submission; defaults
             to an in-memory journal, which also learns durations for polling.
+        budget: a :class:`~genlab.client.Budget`: credit caps per task, session and UTC day
+            that no submit can cross (checked before anything is sent).
         **options: ``timeout``, ``max_retries``, ``wait_timeout`` (the default deadline of
             :meth:`wait`), ``poll_scale``, ``retry_wait_initial``, ``retry_wait_max``,
             ``retry_after_max`` and ``max_connections``; each is described, with its default,
@@ -81,6 +88,7 @@ class AsyncClient(MediaMethods):
         *,
         transport: httpx.AsyncBaseTransport | None = None,
         history: TaskJournal | None = None,
+        budget: Budget | None = None,
         **options: Unpack[ConfigOptions],
     ) -> None:
         self._config: ClientConfig = resolve_config(base_url, api_key, **options)
@@ -98,6 +106,8 @@ class AsyncClient(MediaMethods):
         self._tasks: dict[str, Submitted] = {}  # tasks this client submitted: body, timing
         self._kinds: dict[str, Kind] = {}
         self._supports_uploads = False
+        self._money = Spending(budget, self.history, self._journal, self._http)
+        self._media_digests = self._money.media_digests
 
     @property
     def base_url(self) -> str:
@@ -134,9 +144,10 @@ class AsyncClient(MediaMethods):
         *,
         extra_body: Mapping[str, Any] | None = None,
         kind: Kind | None = None,
+        reuse: bool | None = None,
         **fields: Any,
     ) -> Task:
-        """Validate a request with the catalog, then submit it once.
+        """Validate a request with the catalog, then submit it once, inside the budget.
 
         Args:
             request_or_body: a body dict or a validated request; may be omitted.
@@ -144,13 +155,18 @@ class AsyncClient(MediaMethods):
                 given with a logged notice; fields the model declares are still checked.
             kind: ``"video"`` or ``"image"``, for a model the catalog does not know yet: its
                 request is then sent unchecked, and its credits are unknown.
+            reuse: answer with an earlier succeeded result of the same request at zero
+                credits (``True``), never (``False``), or when the request fixes a ``seed``
+                (``None``, the default). Identical submits in flight are then joined.
             **fields: request fields; they override and extend ``request_or_body``.
 
         Returns:
-            The accepted :class:`Task`.
+            The accepted :class:`Task`; a reused one is a ``ReusedTask`` whose ``reused``
+            note says which task, from when, and the credits saved.
 
         Raises:
             InvalidParameterError: the request breaks the model's rules (nothing was sent).
+            CreditLimitError: it would cross a cap of the client's budget (nothing was sent).
             SubmissionUncertainError: it may have reached the service; it was not resent.
             APIError / APIConnectionError: refused, or the service could not be reached.
 
@@ -159,7 +175,13 @@ class AsyncClient(MediaMethods):
             task = await client.submit(model="video-a", prompt="waves", extra_body={"fps": 30})
             task = await client.submit(model="video-g", prompt="waves", kind="video")
         """
-        entry = prepare(request_or_body, fields, extra_body=extra_body, kind=kind)
+        entry, request = prepare_request(request_or_body, fields, extra_body=extra_body, kind=kind)
+        task = await self._money.submit(entry, request, reuse, self._send)
+        if task.kind is not None:
+            self._kinds.setdefault(task.task_id, task.kind)
+        return task
+
+    async def _send(self, entry: SubmitEntry) -> Task:
         task, known = await submit_once(self._http, self.history, self._journal, entry)
         self._tasks[task.task_id] = known
         self._kinds[task.task_id] = known.kind
@@ -232,6 +254,11 @@ class AsyncClient(MediaMethods):
             record = await client.wait(task, timeout=600, on_update=print)
         """
         task_id, kind = self._resolve(task, None)
+        reused = self._money.take_reused(task_id)
+        if reused is not None:  # an earlier result: nothing to wait for
+            if on_update is not None:
+                await _call(on_update, reused)
+            return reused
         known = self._tasks.get(task_id)
         limit = self._config.wait_timeout if timeout is None else float(timeout)
         work = Work.of_body(known.body) if known is not None else Work("", kind)
@@ -273,6 +300,7 @@ class AsyncClient(MediaMethods):
 
     def _status_changed(self, record: TaskRecord) -> None:
         self.durations.observe(DurationSample.of_record(record))  # the rest of a batch learns
+        self._money.finished(record)
         self._journal.record("status_changed", self.history.status_changed, record)
 
     async def _poll(self, task_id: str, kind: Kind | None) -> TaskRecord | None:
@@ -310,17 +338,42 @@ class AsyncClient(MediaMethods):
         timeout: float | None = None,
         on_update: OnUpdate | None = None,
         raise_on_failure: bool = True,
+        reuse: bool | None = None,
         **fields: Any,
     ) -> TaskRecord:
         """Submit and wait: the arguments of :meth:`submit`, plus those of :meth:`wait`.
 
+        A reused result (see ``reuse``) is returned at once: a ``ReusedRecord`` whose
+        ``reused`` note says which task, from when, and the credits saved.
+
         Example:
             record = await client.generate(model="image-d", prompt="a kite", resolution="512")
+            record = await client.generate(model="video-b", prompt="a kite", reuse=True)
         """
-        task = await self.submit(request_or_body, **fields)
+        task = await self.submit(request_or_body, reuse=reuse, **fields)
         return await self.wait(
             task, timeout=timeout, on_update=on_update, raise_on_failure=raise_on_failure
         )
+
+    async def reroll(
+        self, record_or_request: TaskRef | RequestLike, /, *, timeout: float | None = None,
+        on_update: OnUpdate | None = None,
+    ) -> TaskRecord:
+        """Generate a fresh one and pay for it (``generate(..., reuse=False)``), for a request
+        or a task or record this client submitted or reused.
+
+        Example:
+            again = await client.reroll(record)
+        """
+        if isinstance(record_or_request, Task | TaskRecord | str):
+            task_id = self._resolve(record_or_request, None)[0]
+            known = self._tasks.get(task_id)
+            request: RequestLike = self._money.body_of(
+                task_id, known.body if known is not None else None
+            )
+        else:
+            request = record_or_request
+        return await self.generate(request, timeout=timeout, on_update=on_update, reuse=False)
 
     async def map(
         self,
@@ -329,11 +382,13 @@ class AsyncClient(MediaMethods):
         concurrency: int = 4,
         timeout: float | None = None,
         on_update: OnUpdate | None = None,
+        reuse: bool | None = None,
     ) -> list[Outcome]:
         """Run many requests, at most ``concurrency`` at a time; one outcome per request.
 
         Outcomes come back in input order. A failure of one request (invalid, uncertain,
         failed, timed out) is captured in its outcome's ``error`` and never stops the others.
+        ``reuse`` is :meth:`submit`'s: with it off, N identical requests are N samples.
 
         Example:
             outcomes = await client.map([{"model": "image-b", "prompt": p} for p in prompts])
@@ -342,7 +397,8 @@ class AsyncClient(MediaMethods):
         batch = IN_BATCH.set(True)  # its waits poll as a batch (see PollSchedule.for_batch)
         try:
             return await run_many(
-                self, requests, concurrency=concurrency, timeout=timeout, on_update=on_update
+                self, requests, concurrency=concurrency, timeout=timeout, on_update=on_update,
+                reuse=reuse,
             )
         finally:
             IN_BATCH.reset(batch)
@@ -352,7 +408,8 @@ class AsyncClient(MediaMethods):
     ) -> list[Path]:
         """Save a succeeded task's media, covers and a ``<task_id>.json`` sidecar.
 
-        Returns the paths written (media first, the sidecar last).
+        Returns the paths written (media first, the sidecar last). A reused record whose
+        files were saved before has them copied instead of fetched.
 
         Raises:
             TaskNotFinishedError: the task has not finished yet; wait for it first.
@@ -362,6 +419,8 @@ class AsyncClient(MediaMethods):
         Example:
             paths = await client.download(record, "outputs")
         """
+        if isinstance(record, ReusedRecord) and record.reused.paths:
+            return await asyncio.to_thread(copy_saved, record.reused.paths, Path(directory))
         refetch = None
         if isinstance(record, TaskRecord):  # its media URLs may have expired since
             refetch = functools.partial(self.get, record.task_id, kind=record.kind)
@@ -385,6 +444,12 @@ class AsyncClient(MediaMethods):
         if isinstance(ref, str):
             return check_task_id(ref), kind or self._kinds.get(ref)
         raise TypeError(f"expected a Task, a TaskRecord or a task id, got {ref!r}")
+
+
+async def _call(on_update: OnUpdate, record: TaskRecord) -> None:
+    outcome = on_update(record)
+    if inspect.isawaitable(outcome):
+        await outcome
 
 
 WAIT_SETTLE = 2.0

@@ -14,7 +14,7 @@ from genlab.client._waiting import OnUpdate
 class Submitter(Protocol):
     """What :func:`run_many` needs of a client: submit one request, wait for one task."""
 
-    async def submit(self, request_or_body: RequestLike, /) -> Task: ...
+    async def submit(self, request_or_body: RequestLike, /, *, reuse: bool | None) -> Task: ...
 
     async def wait(
         self,
@@ -33,6 +33,7 @@ async def run_many(
     concurrency: int,
     timeout: float | None,
     on_update: OnUpdate | None,
+    reuse: bool | None = None,
 ) -> list[Outcome]:
     """Submit and wait for every request, at most ``concurrency`` tasks in flight.
 
@@ -49,7 +50,7 @@ async def run_many(
         outcome = Outcome(request=request)
         async with gate:
             try:
-                outcome.task = await client.submit(request)
+                outcome.task = await client.submit(request, reuse=reuse)
                 outcome.record = await client.wait(
                     outcome.task, timeout=timeout, on_update=on_update, raise_on_failure=False
                 )

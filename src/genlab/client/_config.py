@@ -16,6 +16,7 @@ from typing import TypedDict, Unpack
 import httpx
 
 from genlab._errors import ConfigurationError
+from genlab.client._budget import Budget
 from genlab.client._journal import TaskJournal
 
 BASE_URL_ENV = "GENLAB_BASE_URL"
@@ -79,6 +80,7 @@ class ClientOptions(ConfigOptions, total=False):
 
     transport: httpx.AsyncBaseTransport | None
     history: TaskJournal | None
+    budget: Budget | None
 
 
 @dataclass(frozen=True, slots=True)

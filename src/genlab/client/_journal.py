@@ -30,11 +30,13 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
+from genlab.client._budget import day_limit_error
 from genlab.client._durations import DurationSample
+from genlab.client._reuse import PastResult, Reused
 from genlab.client._types import Task, TaskRecord
 
 logger = logging.getLogger("genlab")
@@ -55,6 +57,14 @@ class SubmitEntry:
     submitted_at: datetime
     resolution: str | None = None
     duration: float | None = None
+    address: str | None = None  # the content address (genlab.catalog.content_address)
+    assumed_credits: int | None = None  # the budget's assumed price of an unpriced model
+    day_cap: int | None = None  # Budget(day=...): submit_started refuses to cross it
+
+    @property
+    def counted_credits(self) -> int | None:
+        """What a budget counts for it: the published price, else the assumed one."""
+        return self.credits if self.credits is not None else self.assumed_credits
 
     @property
     def duration_key(self) -> DurationKey:
@@ -102,6 +112,31 @@ class TaskJournal(Protocol):
         Asked once per client, on its first wait; tasks that finish later reach the client's
         model directly.
         """
+        ...
+
+
+@runtime_checkable
+class SpendJournal(TaskJournal, Protocol):
+    """A journal that also keeps the money: earlier results by content address, reuses, and
+    the day cap. :class:`MemoryJournal` and :class:`genlab.History` are ones.
+
+    Its ``submit_started`` honours :attr:`SubmitEntry.day_cap`: it sums the day's (UTC)
+    submissions that were not refused, and raises :class:`~genlab.CreditLimitError` instead of
+    recording the entry when this one would cross the cap; the check and the new row are one
+    atomic step, so concurrent submitters (threads or processes) can never cross it together.
+    """
+
+    def find_results(self, address: str, limit: int = 5) -> Sequence[PastResult]:
+        """Succeeded tasks of this content address, newest first."""
+        ...
+
+    def reuse_recorded(self, address: str, model: str, note: Reused) -> None:
+        """A result was reused instead of paid for again (counted in ``spend()``)."""
+        ...
+
+    def day_spent(self, moment: datetime) -> int:
+        """Credits counted on ``moment``'s UTC day: submissions not refused, at their
+        published price, else their assumed one."""
         ...
 
 
@@ -242,11 +277,17 @@ class MemoryJournal:
         self._entries: dict[str, JournalEntry] = {}
         self._by_task: dict[str, JournalEntry] = {}
         self._durations: deque[DurationSample] = deque(maxlen=window)
+        self.reuses: list[Reused] = []  # every result reused instead of paid for again
 
     # --- the protocol ----------------------------------------------------------------
 
     def submit_started(self, entry: SubmitEntry) -> str:
         with self._lock:
+            if entry.day_cap is not None:  # checked and reserved under one lock
+                spent = self._day_spent(entry.submitted_at)
+                if spent + (entry.counted_credits or 0) > entry.day_cap:
+                    raise day_limit_error(f"{entry.model}: this task",
+                                          entry.counted_credits or 0, spent, entry.day_cap)
             entry_id = f"local-{next(self._ids)}"
             self._entries[entry_id] = JournalEntry(entry_id, entry)
         return entry_id
@@ -289,6 +330,34 @@ class MemoryJournal:
     def duration_samples(self, limit: int = 1000) -> list[DurationSample]:
         with self._lock:
             return list(itertools.islice(self._durations, limit))
+
+    # --- reuse (see SpendJournal) ----------------------------------------------------
+
+    def find_results(self, address: str, limit: int = 5) -> list[PastResult]:
+        with self._lock:
+            found = [
+                PastResult(e.records[-1], e.entry.submitted_at, e.entry.counted_credits,
+                           tuple(e.paths))
+                for e in reversed(self._entries.values())
+                if e.entry.address == address and e.records and e.records[-1].succeeded
+            ]
+        return found[:limit]
+
+    def reuse_recorded(self, address: str, model: str, note: Reused) -> None:
+        with self._lock:
+            self.reuses.append(note)
+
+    def day_spent(self, moment: datetime) -> int:
+        with self._lock:
+            return self._day_spent(moment)
+
+    def _day_spent(self, moment: datetime) -> int:
+        day = moment.astimezone(UTC).date()
+        return sum(
+            e.entry.counted_credits or 0
+            for e in self._entries.values()
+            if e.state != "failed" and e.entry.submitted_at.astimezone(UTC).date() == day
+        )
 
     # --- for people and tests --------------------------------------------------------
 

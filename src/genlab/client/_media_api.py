@@ -5,6 +5,11 @@ Kept apart from the task methods of :class:`~genlab.AsyncClient`, which inherits
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+from pathlib import Path
+
+from genlab.catalog import media_digest
 from genlab.client._files import FileLike
 from genlab.client._media import MAX_MEDIA_BYTES, fetch_media
 from genlab.client._transport import Http
@@ -16,6 +21,7 @@ class MediaMethods:
 
     _http: Http
     _supports_uploads: bool = False
+    _media_digests: dict[str, str]  # uploaded URL -> digest of its bytes (content addresses)
 
     @property
     def supports_uploads(self) -> bool:
@@ -41,7 +47,14 @@ class MediaMethods:
             url = await client.upload("character.png")
             await client.submit(model="video-d", reference_images=[{"url": url}], ...)
         """
-        return await upload(self._http, source, filename)
+        url = await upload(self._http, source, filename)
+        # A request naming this URL is identified by these bytes, so re-uploading the same file
+        # (a new URL each time) still finds the result already paid for.
+        if isinstance(source, bytes):
+            self._media_digests[url] = media_digest(source)
+        else:
+            self._media_digests[url] = await asyncio.to_thread(_file_digest, Path(source))
+        return url
 
     async def reference_url(
         self, data: bytes, filename: str, *, allow_data_uri: bool, field: str | None = None
@@ -76,3 +89,12 @@ class MediaMethods:
             png = await client.fetch_media(record.images[0].url)
         """
         return await fetch_media(self._http, url, max_bytes=max_bytes)
+
+
+def _file_digest(path: Path) -> str:
+    # Read in chunks: an upload is streamed from disk, and so is its digest.
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        for chunk in iter(lambda: file.read(1 << 20), b""):
+            digest.update(chunk)
+    return "sha256:" + digest.hexdigest()

@@ -84,7 +84,24 @@ def prepare(
     extra_body: Mapping[str, Any] | None = None,
     kind: Kind | None = None,
 ) -> SubmitEntry:
-    """The entry to submit: the request checked by the catalog, plus what it does not know.
+    """The entry to submit; see :func:`prepare_request`.
+
+    Example:
+        >>> prepare({"model": "image-b", "prompt": "a"}, {}).model
+        'image-b'
+    """
+    return prepare_request(request_or_body, fields, extra_body=extra_body, kind=kind)[0]
+
+
+def prepare_request(
+    request_or_body: RequestLike | None,
+    fields: Mapping[str, Any],
+    *,
+    extra_body: Mapping[str, Any] | None = None,
+    kind: Kind | None = None,
+) -> tuple[SubmitEntry, RequestBase | None]:
+    """The entry to submit (the request checked by the catalog, plus what it does not know),
+    and the request the catalog checked (None when sent unchecked).
 
     ``extra_body`` is the escape hatch for what the catalog does not know yet: its fields that
     the model declares are checked like any other; the rest are sent as given, with a notice.
@@ -96,15 +113,18 @@ def prepare(
             ``kind``, or the body cannot be sent as JSON.
 
     Example:
-        >>> prepare({"model": "image-b", "prompt": "a"}, {}, extra_body={"style": "ink"}).body
+        >>> entry, _ = prepare_request({"model": "image-b", "prompt": "a"}, {},
+        ...                            extra_body={"style": "ink"})
+        >>> entry.body
         {'model': 'image-b', 'prompt': 'a', 'style': 'ink'}
-        >>> entry = prepare({"model": "video-z", "prompt": "a"}, {}, kind="video")
-        >>> entry.kind, entry.credits, entry.mode
-        ('video', None, 'unchecked')
+        >>> entry, request = prepare_request({"model": "video-z", "prompt": "a"}, {}, kind="video")
+        >>> request is None, entry.kind, entry.credits, entry.mode
+        (True, 'video', None, 'unchecked')
     """
     if extra_body is None and kind is None:
         try:
-            return submit_entry(build_request(request_or_body, fields))
+            request = build_request(request_or_body, fields)
+            return submit_entry(request), request
         except InvalidParameterError as exc:
             given = request_or_body if isinstance(request_or_body, Mapping) else {}
             model = {**given, **fields}.get("model")
@@ -123,7 +143,8 @@ def prepare(
     elif request_or_body is None or isinstance(request_or_body, Mapping):
         base = {**(request_or_body or {}), **fields}
     else:
-        return submit_entry(build_request(request_or_body, fields))  # refused, clearly
+        build_request(request_or_body, fields)  # refuses it, clearly
+        raise AssertionError("unreachable")  # pragma: no cover
     extra = dict(extra_body or {})
     model = extra.pop("model", base.get("model"))
     base["model"] = model
@@ -135,13 +156,13 @@ def prepare(
             raise _invalid(f"{model} is a {request.kind} model, but kind={kind!r} was given")
         entry = submit_entry(request)
         if not extra:
-            return entry
+            return entry, request
         _json_or_refuse(extra)
         logger.warning(
             "genlab: %s not declared for %s in genlab's catalog; sent unchecked (extra_body)",
             ", ".join(sorted(extra)), model,
         )
-        return replace(entry, body={**entry.body, **extra})
+        return replace(entry, body={**entry.body, **extra}), request
     if not isinstance(model, str) or not model.strip():
         raise _invalid("the request has no model; pass model='...'")
     if kind is None:
@@ -164,7 +185,7 @@ def prepare(
         submitted_at=datetime.now(UTC),
         resolution=resolution if isinstance(resolution, str) else None,
         duration=float(duration) if isinstance(duration, int | float) else None,
-    )
+    ), None
 
 
 def _accepted(history: TaskJournal) -> Callable[[str, Task], None]:

@@ -19,7 +19,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Unpack
 
+from genlab.catalog import RequestBase
 from genlab.client._async import AsyncClient
+from genlab.client._budget import Budget
 from genlab.client._config import ClientConfig, ClientOptions
 from genlab.client._files import FileLike
 from genlab.client._journal import TaskJournal
@@ -111,6 +113,21 @@ class Client:
         return self._async.config
 
     @property
+    def budget(self) -> Budget | None:
+        """The client's :class:`~genlab.client.Budget`, if it has one."""
+        return self._async.budget
+
+    @property
+    def budget_remaining(self) -> int | None:
+        """Credits left in the session cap (None without one)."""
+        return self._async.budget_remaining
+
+    def check_budget(self, requests: Iterable[RequestBase]) -> int:
+        """Check a whole batch against the budget before sending any of it; see
+        :meth:`AsyncClient.check_budget`."""
+        return self._async.check_budget(requests)
+
+    @property
     def aio(self) -> AsyncClient:
         """The underlying async client; only use it on this client's runner loop."""
         return self._async
@@ -135,10 +152,13 @@ class Client:
 
     # --- the blocking API ------------------------------------------------------------
 
-    def submit(self, request_or_body: RequestLike | None = None, /, **fields: Any) -> Task:
-        """Validate and submit once; see :meth:`AsyncClient.submit`."""
+    def submit(
+        self, request_or_body: RequestLike | None = None, /, *, reuse: bool | None = None,
+        **fields: Any,
+    ) -> Task:
+        """Validate and submit once, inside the budget; see :meth:`AsyncClient.submit`."""
         return self._runner.run(
-            self._async.submit(request_or_body, **fields),
+            self._async.submit(request_or_body, reuse=reuse, **fields),
             interrupted_note="the submission may have reached the service; check "
             "client.history before submitting again",
         )
@@ -177,17 +197,37 @@ class Client:
         timeout: float | None = None,
         on_update: OnUpdate | None = None,
         raise_on_failure: bool = True,
+        reuse: bool | None = None,
         **fields: Any,
     ) -> TaskRecord:
-        """Submit and wait; see :meth:`AsyncClient.generate`.
+        """Submit and wait; see :meth:`AsyncClient.generate` (and its ``reuse``).
 
         Example:
             record = client.generate(model="video-a", prompt="a fox", duration=5)
         """
         # Two steps so an interrupt during the wait can name the accepted task.
-        task = self.submit(request_or_body, **fields)
+        task = self.submit(request_or_body, reuse=reuse, **fields)
         return self.wait(
             task, timeout=timeout, on_update=on_update, raise_on_failure=raise_on_failure
+        )
+
+    def reroll(
+        self,
+        record_or_request: TaskRef | RequestLike,
+        /,
+        *,
+        timeout: float | None = None,
+        on_update: OnUpdate | None = None,
+    ) -> TaskRecord:
+        """Generate a fresh one and pay for it; see :meth:`AsyncClient.reroll`.
+
+        Example:
+            again = client.reroll(record)
+        """
+        return self._runner.run(
+            self._async.reroll(record_or_request, timeout=timeout, on_update=on_update),
+            interrupted_note="the submission may have reached the service; check "
+            "client.history before submitting again",
         )
 
     def map(
@@ -197,11 +237,13 @@ class Client:
         concurrency: int = 4,
         timeout: float | None = None,
         on_update: OnUpdate | None = None,
+        reuse: bool | None = None,
     ) -> list[Outcome]:
         """Run many requests with bounded concurrency; see :meth:`AsyncClient.map`."""
         return self._runner.run(
             self._async.map(
-                list(requests), concurrency=concurrency, timeout=timeout, on_update=on_update
+                list(requests), concurrency=concurrency, timeout=timeout, on_update=on_update,
+                reuse=reuse,
             ),
             interrupted_note="accepted tasks keep running; their ids are in client.history",
         )

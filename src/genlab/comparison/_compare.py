@@ -54,6 +54,7 @@ def compare(
     download_dir: str | os.PathLike[str] | None = None,
     progress: bool = True,
     quiet: bool = False,
+    reuse: bool | None = None,
 ) -> Comparison:
     """Run every prompt on every model with every swept parameter, side by side.
 
@@ -78,12 +79,16 @@ def compare(
         progress: show a progress bar (notebook or terminal).
         quiet: do not print the cost line (it stays in ``Comparison.money_line``); for
             widgets and worker threads, which must not print.
+        reuse: fill cells from earlier results of the same request at zero credits
+            (``True``), never (``False``), or for seeded requests (``None``); see
+            :meth:`genlab.Client.submit`.
 
     Returns:
         A :class:`Comparison`.
 
     Raises:
-        CreditLimitError: the estimate exceeds ``max_credits``; nothing was sent.
+        CreditLimitError: the estimate exceeds ``max_credits``, or the grid would cross the
+            client's :class:`~genlab.client.Budget` (checked as a whole); nothing was sent.
         ValueError: the grid itself is wrong (see :func:`plan`).
 
     Example:
@@ -107,9 +112,10 @@ def compare(
             max_credits=max_credits,
         )
     valid = [r for r in grid.runs if r.request is not None]
+    client.check_budget([r.request for r in valid if r.request is not None])
     outcomes: list[Outcome] = []
     if valid:
-        outcomes = _run(client, valid, concurrency, timeout, progress, tagging)
+        outcomes = _run(client, valid, concurrency, timeout, progress, tagging, reuse)
     saved = _download(client, outcomes, download_dir, concurrency) if download_dir else {}
     by_run = {id(run): i for i, run in enumerate(valid)}
     rows, records = [], []
@@ -129,6 +135,7 @@ def _run(
     timeout: float | None,
     progress: bool,
     tagging: Any,
+    reuse: bool | None,
 ) -> list[Outcome]:
     from tqdm.auto import tqdm
 
@@ -149,6 +156,7 @@ def _run(
                 concurrency=concurrency,
                 timeout=timeout,
                 on_update=on_update,
+                reuse=reuse,
             )
         # Runs that ended without a final record (refused, uncertain, timed out).
         bar.update(len(runs) - sum(ended.values()))

@@ -20,22 +20,24 @@ With a client::
 from __future__ import annotations
 
 import asyncio
+import html
 import logging
-import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 
 from genlab._errors import GenlabError
 from genlab._wire import Task, TaskRecord
 from genlab.client import AsyncClient, Client
 from genlab.history._columns import COLUMNS, DISPLAY_COLUMNS, FRAME_COLUMNS, Column
+from genlab.history._spend import SPEND_COLUMNS, SpendBy, spend
 from genlab.history._store import DEFAULT_PATH, Journal, default_path
 from genlab.history._summary import SUMMARY_COLUMNS, normalized, summarize
 from genlab.history._views import PROMPT_SHOWN, Filters, display_text, frame
 
 if TYPE_CHECKING:
     import pandas as pd
+    from pandas.io.formats.style import Styler
 
 logger = logging.getLogger("genlab")
 
@@ -44,15 +46,20 @@ __all__ = [
     "DEFAULT_PATH",
     "DISPLAY_COLUMNS",
     "FRAME_COLUMNS",
+    "DisplayFrame",
     "PROMPT_SHOWN",
+    "SPEND_COLUMNS",
     "SUMMARY_COLUMNS",
     "Column",
     "Filters",
     "History",
     "ResumeOutcome",
+    "SpendBy",
     "default_path",
     "display_text",
     "normalized",
+    "spend",
+    "styled",
     "summarize",
 ]
 
@@ -77,6 +84,70 @@ class ResumeOutcome:
         return f"ResumeOutcome({self.task_id!r}, {self.status!r})"
 
 
+def _display_frame_class() -> type[pd.DataFrame]:
+    import pandas as pd
+
+    class DisplayFrame(pd.DataFrame):
+        """A DataFrame that a notebook shows formatted; its values are untouched."""
+
+        @property
+        def _constructor(self) -> type[DisplayFrame]:
+            return DisplayFrame
+
+        def _repr_html_(self) -> str | None:
+            try:
+                return styled(self).to_html(max_rows=pd.get_option("display.max_rows"))
+            except ImportError:  # pandas' Styler needs jinja2: the usual table then
+                shown: str | None = pd.DataFrame(self)._repr_html_()  # type: ignore[operator]
+                return shown
+
+    return DisplayFrame
+
+
+_FRAME: list[type[pd.DataFrame]] = []
+
+
+def DisplayFrame(data: pd.DataFrame) -> pd.DataFrame:  # noqa: N802  # a class to its callers
+    """``data``, shown formatted in notebooks (see :func:`styled`), with the same values.
+
+    ``History.df()`` and ``History.summary()`` return one. Slices and copies keep the
+    display; ``pd.DataFrame(frame)`` gives a plain one.
+
+    Example:
+        >>> import pandas as pd
+        >>> frame = DisplayFrame(pd.DataFrame({"credits": pd.array([800, None], "Int64")}))
+        >>> frame["credits"].tolist(), "–" in frame[["credits"]]._repr_html_()
+        ([800, <NA>], True)
+    """
+    if not _FRAME:  # made on first use: importing genlab.history does not import pandas
+        _FRAME.append(_display_frame_class())
+    return _FRAME[0](data)
+
+
+def styled(data: pd.DataFrame) -> Styler:
+    """``data`` formatted for people: seconds to 0.1, credits and counts whole, rates as
+    percentages, times to the second, missing values as a dash ("–").
+
+    Example:
+        >>> import pandas as pd
+        >>> page = styled(pd.DataFrame({"total_seconds": [12.345], "credits": [800.0]})).to_html()
+        >>> ">12.3<" in page, ">800<" in page
+        (True, True)
+    """
+    formats: dict[Any, Any] = {}
+    for name, column in data.items():
+        key, kind = str(name), column.dtype.kind
+        if key == "success_rate":
+            formats[name] = "{:.0%}"
+        elif key.endswith("seconds"):
+            formats[name] = "{:.1f}"
+        elif kind in "iu" or (kind == "f" and (key == "credits" or key in SUMMARY_COLUMNS)):
+            formats[name] = "{:,.0f}"
+        elif kind == "M":
+            formats[name] = lambda moment: moment.strftime("%Y-%m-%d %H:%M:%S")
+    return data.style.format(formats, na_rep="–")
+
+
 class History(Journal):
     """The journal as a DataFrame, its summaries, and resuming after a restart.
 
@@ -87,6 +158,27 @@ class History(Journal):
 
     def __repr__(self) -> str:
         return f"History({str(self.path)!r})"
+    def _repr_html_(self) -> str:
+        # What a cell shows for `history`: where it is, and its newest rows as the panel does.
+        rows = self.recent(10)
+        head = "".join(
+            f"<th style='text-align:left'>{html.escape(h)}</th>" for h in DISPLAY_COLUMNS.values()
+        )
+        body = "".join(
+            "<tr>" + "".join(
+                f"<td style='white-space:{'normal' if c == 'prompt' else 'nowrap'}'>"
+                f"{html.escape(row[c]) or '–'}</td>" for c in DISPLAY_COLUMNS
+            ) + "</tr>"
+            for row in rows
+        )
+        table = (f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+                 if rows else "<i>No tasks yet.</i>")
+        return (
+            f"<div class='genlab-history'><b>History</b> <code>{html.escape(str(self.path))}"
+            f"</code><br><span style='color:var(--jp-ui-font-color2, #616161)'>the newest "
+            f"{len(rows)}; <code>.df()</code> has every task, <code>.summary()</code> the "
+            f"totals</span><div style='max-width:100%;overflow-x:auto'>{table}</div></div>"
+        )
 
     def df(self, **filters: Unpack[Filters]) -> pd.DataFrame:
         """Every submission as a row, oldest first, filtered as asked.
@@ -111,7 +203,7 @@ class History(Journal):
             ['task_id', 'model', 'kind']
             >>> history.close()
         """
-        return frame(self, filters)
+        return DisplayFrame(frame(self, filters))
 
     def summary(
         self, by: str | Sequence[str] = "model", **filters: Unpack[Filters]
@@ -126,7 +218,17 @@ class History(Journal):
         Example:
             history.summary(by=["model", "resolution"], tag="sweep-1")
         """
-        return summarize(self.df(**filters), by)
+        return DisplayFrame(summarize(self.df(**filters), by))
+
+    def spend(self, by: SpendBy = "model") -> pd.DataFrame:
+        """Credits spent (published prices), estimated (assumed prices of unpriced runs) and
+        saved by reuse, per ``"model"``, UTC ``"day"`` or ``"tag"``; see :func:`spend`.
+
+        Example:
+            history.spend(by="day")
+            genlab.report.plot_spend(history.spend())   # the chart
+        """
+        return DisplayFrame(spend(self, by))
 
     def recent(
         self, limit: int = 20, *, model: str | None = None, status: str | None = None
@@ -159,7 +261,7 @@ class History(Journal):
         rows = self.unfinished()
         gate = asyncio.Semaphore(max(1, concurrency))
 
-        async def one(row: sqlite3.Row) -> ResumeOutcome:
+        async def one(row: Mapping[str, Any]) -> ResumeOutcome:
             task = _task_of(row)
             async with gate:
                 try:
@@ -203,7 +305,7 @@ class History(Journal):
             self.status_changed(record)
 
 
-def _task_of(row: sqlite3.Row) -> Task:
+def _task_of(row: Mapping[str, Any]) -> Task:
     created = row["created_at"]
     return Task(
         task_id=row["task_id"],

@@ -83,6 +83,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("resolution", "text"),
     Column("duration", "float"),
     Column("credits", "int", heading="credits", panel_order=5),
+    Column("assumed_credits", "int"),  # the budget's assumed price, for an unpriced model
     Column("submitted_at", "time", "NOT NULL", heading="submitted", panel_order=0),
     Column("accepted_at", "time", in_frame=False),
     Column("created_at", "time"),
@@ -105,6 +106,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("request", "text", "NOT NULL"),  # the body as sent, as JSON
     Column("entry_id", "text", "PRIMARY KEY"),
     Column("reason", "text"),  # why a submission was refused or is uncertain
+    Column("address", "text"),  # the request's content address (reuse finds results by it)
     Column("updated_at", "time", "NOT NULL", in_frame=False),
 )
 
@@ -133,5 +135,21 @@ CREATE TABLE IF NOT EXISTS events (
     at      REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS events_task ON events (task_id);
+CREATE TABLE IF NOT EXISTS reuses (
+    at             REAL NOT NULL,
+    address        TEXT NOT NULL,
+    task_id        TEXT NOT NULL,
+    model          TEXT NOT NULL,
+    tag            TEXT,
+    credits_saved  INTEGER
+);
 """
-"""The journal's SQLite schema (created when missing; existing files are read as they are)."""
+"""The journal's SQLite schema (created when missing; existing files are read as they are).
+
+``reuses`` has a row per result reused instead of paid for again (``History.spend`` sums it).
+"""
+
+INDEXES = """
+CREATE INDEX IF NOT EXISTS tasks_address ON tasks (address, status, completed_at);
+"""
+"""Indexes on columns newer files have; created after an old file got its missing columns."""

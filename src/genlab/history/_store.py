@@ -16,12 +16,13 @@ import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from genlab._wire import TERMINAL_STATUSES, Task, TaskRecord, VideoResult
-from genlab.client import DurationSample, SubmitEntry, Work
-from genlab.history._columns import COLUMN, SCHEMA, STORED
+from genlab.client import DurationSample, PastResult, Reused, SubmitEntry, Work, day_limit_error
+from genlab.history._columns import COLUMN, INDEXES, SCHEMA, STORED
 from genlab.history._pending import append, merge, open_error, read, side_file
 
 logger = logging.getLogger("genlab")
@@ -33,6 +34,10 @@ _FINAL = ", ".join(f"'{s}'" for s in sorted(TERMINAL_STATUSES))
 
 def _ts(value: Any) -> float | None:
     return value.timestamp() if value is not None else None
+
+
+def _iso(seconds: float | None) -> str | None:
+    return datetime.fromtimestamp(seconds, UTC).isoformat() if seconds is not None else None
 
 
 def default_path() -> Path:
@@ -61,6 +66,7 @@ class Journal:
             self._db.execute("PRAGMA busy_timeout=30000")
             self._db.executescript(SCHEMA)
             self._add_missing_columns()
+            self._db.executescript(INDEXES)
         except (sqlite3.Error, OSError) as exc:
             raise open_error(self.path, exc) from exc
         self._tag: str | None = None
@@ -160,15 +166,70 @@ class Journal:
             "resolution": entry.resolution,
             "duration": entry.duration,
             "credits": entry.credits,
+            "assumed_credits": entry.assumed_credits,
+            "address": entry.address,
             "request": json.dumps(entry.body, ensure_ascii=False),
             "submitted_at": entry.submitted_at.timestamp(),
             "updated_at": now,
         }
         names = ", ".join(row)
         marks = ", ".join("?" for _ in row)
-        with self._write() as db:
+        with self._write() as db:  # BEGIN IMMEDIATE: no other writer between check and insert
+            if entry.day_cap is not None:
+                spent = self._day_spent(db, entry.submitted_at.timestamp())
+                wanted = entry.counted_credits or 0
+                if spent + wanted > entry.day_cap:
+                    raise day_limit_error(f"{entry.model}: this task", wanted, spent, entry.day_cap)
             db.execute(f"INSERT INTO tasks ({names}) VALUES ({marks})", list(row.values()))
         return entry_id
+
+    # --- money (the SpendJournal side) ---------------------------------------------------
+
+    @staticmethod
+    def _day_spent(db: sqlite3.Connection, moment: float) -> int:
+        start = moment - moment % 86400  # the UTC day: epoch seconds have no leap seconds
+        row = db.execute(
+            "SELECT COALESCE(SUM(COALESCE(credits, assumed_credits, 0)), 0) FROM tasks "
+            "WHERE submitted_at >= ? AND submitted_at < ? AND state != 'refused'",
+            (start, start + 86400),
+        ).fetchone()
+        return int(row[0])
+
+    def day_spent(self, moment: datetime) -> int:
+        """Credits counted on ``moment``'s UTC day by every process writing this file:
+        submissions not refused, at their published price, else their assumed one."""
+        with self._lock:
+            return self._day_spent(self._db, moment.timestamp())
+
+    def find_results(self, address: str, limit: int = 5) -> list[PastResult]:
+        """Succeeded tasks of this content address, newest first (an index lookup)."""
+        rows = self.query(
+            "SELECT task_id, model, kind, created_at, completed_at, results, paths, "
+            "submitted_at, COALESCE(credits, assumed_credits) AS counted FROM tasks "
+            "WHERE address=? AND status='succeeded' ORDER BY completed_at DESC LIMIT ?",
+            (address, limit),
+        )
+        found = []
+        for r in rows:
+            results = json.loads(r["results"]) if r["results"] else []
+            media = "videos" if r["kind"] == "video" else "images"
+            record = TaskRecord.read({
+                "task_id": r["task_id"], "status": "succeeded", "model": r["model"],
+                "created_at": _iso(r["created_at"]), "completed_at": _iso(r["completed_at"]),
+                media: results,
+            }, r["kind"])
+            paths = tuple(Path(p) for p in json.loads(r["paths"])) if r["paths"] else ()
+            when = datetime.fromtimestamp(r["submitted_at"], UTC)
+            found.append(PastResult(record, when, r["counted"], paths))
+        return found
+
+    def reuse_recorded(self, address: str, model: str, note: Reused) -> None:
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO reuses (at, address, task_id, model, tag, credits_saved) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (time.time(), address, note.task_id, model, self._tag, note.credits_saved),
+            )
 
     def submit_accepted(self, entry_id: str, task: Task) -> None:
         """Record the task id; if the file cannot take it (locked past the busy timeout, disk
