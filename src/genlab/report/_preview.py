@@ -58,7 +58,7 @@ def video_preview(data: bytes, *, width: int = PREVIEW_WIDTH) -> bytes:
             _cache.move_to_end(key)
             return cached
     try:
-        shown = _encode(data, width)
+        shown = data if _within_budget(data) else _encode(data, width)
     except ImportError:
         return data  # PyAV is optional for reports: embed the original
     except Exception as exc:  # an unreadable video is embedded as it is, never a crash
@@ -71,6 +71,22 @@ def video_preview(data: bytes, *, width: int = PREVIEW_WIDTH) -> bytes:
         while len(_cache) > _CACHED:
             _cache.popitem(last=False)
     return shown
+
+
+def _within_budget(data: bytes) -> bool:
+    """True when the video already averages no more than a preview's bitrate.
+
+    Re-encoding such a file would not make the notebook smaller, only make the result wait:
+    reading the container's duration is milliseconds, an encode is a good part of a second.
+    """
+    import av
+
+    with av.open(io.BytesIO(data), mode="r") as source:
+        seconds = float(source.duration) / 1_000_000 if source.duration else 0.0
+    if seconds <= 0:
+        return False
+    budget = (PREVIEW_VIDEO_KBPS + PREVIEW_AUDIO_KBPS) * 1000 / 8 * seconds
+    return len(data) <= budget
 
 
 def _encode(data: bytes, width: int) -> bytes:
