@@ -566,6 +566,9 @@ class MemoryClient:
 
     base_url = "memory://studio"
     supports_uploads = False
+    budget = None
+    budget_remaining = None
+    budget_remaining_today = None
 
     def __init__(self, video: bytes, cover: bytes) -> None:
         self.history: TaskJournal = MemoryJournal()
@@ -577,6 +580,7 @@ class MemoryClient:
         /,
         *,
         on_update: Callable[[TaskRecord], object] | None = None,
+        reuse: bool | None = None,
     ) -> concurrent.futures.Future[TaskRecord]:
         record = TaskRecord(
             task_id="task-big", status="succeeded", model=str(request_or_body["model"]),
@@ -587,6 +591,9 @@ class MemoryClient:
         future: concurrent.futures.Future[TaskRecord] = concurrent.futures.Future()
         future.set_result(record)
         return future
+
+    def find_reusable(self, request_or_body: Mapping[str, Any], /) -> None:
+        return None  # no history of results: nothing to reuse
 
     def wait_future(
         self, task: TaskRecord, *, on_update: Callable[[TaskRecord], object] | None = None

@@ -175,6 +175,9 @@ class SlowClient:
 
     base_url = "memory://slow"
     supports_uploads = False
+    budget = None
+    budget_remaining = None
+    budget_remaining_today = None
 
     def __init__(self) -> None:
         self.history: TaskJournal = MemoryJournal()
@@ -186,12 +189,16 @@ class SlowClient:
         /,
         *,
         on_update: Callable[[TaskRecord], object] | None = None,
+        reuse: bool | None = None,
     ) -> concurrent.futures.Future[TaskRecord]:
         record = TaskRecord(task_id=f"task-{len(self.resumed)}", status="processing",
                             model=str(request_or_body["model"]))
         if on_update is not None:
             on_update(record)
         return concurrent.futures.Future()  # never resolves by itself
+
+    def find_reusable(self, request_or_body: Mapping[str, Any], /) -> None:
+        return None  # no history of results: nothing to reuse
 
     def wait_future(
         self, task: TaskRecord, *, on_update: Callable[[TaskRecord], object] | None = None

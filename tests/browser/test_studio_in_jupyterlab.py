@@ -367,8 +367,12 @@ def test_the_studio_fits_reads_and_follows_the_person(lab: str, width: int, them
                 page.evaluate(
                     "async () => { const v = document.querySelector('.genlab-card video');"
                     " v.currentTime = 1.5; if (v.seeking) await new Promise("
-                    "r => v.addEventListener('seeked', r, {once: true})); }"
+                    "r => v.addEventListener('seeked', r, {once: true}));"
+                    " if (v.readyState < 3) await new Promise("
+                    "r => v.addEventListener('canplay', r, {once: true})); }"
                 )
+                # Chromium fades its loading indicator out after the frame is ready.
+                page.wait_for_timeout(1500)
                 box = studio.bounding_box()
                 assert box is not None
                 # build/browser/hero.png becomes docs/images/studio.png, the README's picture.

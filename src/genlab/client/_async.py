@@ -40,7 +40,7 @@ from genlab.client._ids import check_task_id, task_path
 from genlab.client._journal import JournalWriter, MemoryJournal, SubmitEntry, TaskJournal
 from genlab.client._media_api import MediaMethods
 from genlab.client._polling import PollSchedule
-from genlab.client._reuse import ReusedRecord, copy_saved
+from genlab.client._reuse import PastResult, ReusedRecord, copy_saved
 from genlab.client._spending import Spending, SpendingMethods
 from genlab.client._submitting import Submitted, prepare_request, submit_once
 from genlab.client._transport import Http
@@ -180,6 +180,24 @@ class AsyncClient(MediaMethods, SpendingMethods):
         if task.kind is not None:
             self._kinds.setdefault(task.task_id, task.kind)
         return task
+
+    async def find_reusable(
+        self, request_or_body: RequestLike | None = None, /, **fields: Any
+    ) -> PastResult | None:
+        """The earlier succeeded result ``generate(..., reuse=True)`` would return for this
+        request, or None; nothing is submitted and nothing is billed.
+
+        Its media must still be had: saved files, else one probe of its link. Without a
+        :class:`genlab.History` (or for a request sent unchecked) there is none.
+
+        Raises:
+            InvalidParameterError: the request breaks the model's rules.
+
+        Example:
+            past = await client.find_reusable(model="image-b", prompt="a kite", seed=7)
+        """
+        entry, request = prepare_request(request_or_body, fields)
+        return await self._money.find(entry, request)
 
     async def _send(self, entry: SubmitEntry) -> Task:
         task, known = await submit_once(self._http, self.history, self._journal, entry)

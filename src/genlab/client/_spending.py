@@ -99,7 +99,7 @@ class Spending:
         if running is not None:
             task = await asyncio.shield(running)
             note = Reused(task.task_id, None, entry.counted_credits, in_flight=True)
-            self._told(key, entry.model, note)
+            await self._told(key, entry.model, note)
             return ReusedTask.model_validate({**task.model_dump(), "reused": note})
         future: asyncio.Future[Task] = asyncio.get_running_loop().create_future()
         self._in_flight[key] = future
@@ -110,7 +110,7 @@ class Spending:
                 credits = entry.counted_credits
                 credits = credits if credits is not None else past.credits
                 note = Reused(past.record.task_id, past.submitted_at, credits, past.files)
-                self._told(key, entry.model, note)
+                await self._told(key, entry.model, note)
                 self._reused[past.record.task_id] = reused_record(past, note)
                 self._bodies[past.record.task_id] = entry.body
                 task = ReusedTask(
@@ -154,6 +154,15 @@ class Spending:
 
     # --- reuse -------------------------------------------------------------------------
 
+    async def find(self, entry: SubmitEntry, request: RequestBase | None) -> PastResult | None:
+        """The earlier result a reuse of ``entry`` would return, whatever the reuse policy
+        (the Studio offers it before Submit); None when there is none, or its links expired
+        and it was never saved."""
+        key = self.address(entry, request).address
+        if key is None or not isinstance(self._history, SpendJournal):
+            return None
+        return await self._earlier(key)
+
     async def _earlier(self, address: str) -> PastResult | None:
         assert isinstance(self._history, SpendJournal)
         found: Sequence[PastResult] = await self._writer.call(
@@ -187,11 +196,15 @@ class Spending:
             logger.debug("genlab: probing %s: %s", record.task_id, exc)
             return False
 
-    def _told(self, address: str, model: str, note: Reused) -> None:
+    async def _told(self, address: str, model: str, note: Reused) -> None:
         logger.info("genlab: %s", note.message)
         history = self._history
         if isinstance(history, SpendJournal):
-            self._writer.record("reuse_recorded", history.reuse_recorded, address, model, note)
+            # Awaited: once a reused result is returned, history.spend() already counts it.
+            try:
+                await self._writer.call(history.reuse_recorded, address, model, note)
+            except Exception as exc:  # the result stands; only the saving goes uncounted
+                logger.warning("genlab: recording a reuse in the history failed: %s", exc)
 
     def take_reused(self, task_id: str) -> ReusedRecord | None:
         """The reused record a wait on ``task_id`` returns at once (asked once)."""
@@ -220,6 +233,13 @@ class Spending:
                 self._in_flight.pop(key, None)
 
     # --- budget ------------------------------------------------------------------------
+
+    def day_remaining(self) -> int | None:
+        """What remains of the day cap today (None without one); never below 0."""
+        budget = self.budget
+        if budget is None or budget.day is None or not isinstance(self._history, SpendJournal):
+            return None
+        return max(0, budget.day - self._history.day_spent(datetime.now(UTC)))
 
     def check_all(self, requests: Iterable[RequestBase]) -> int:
         """Check a whole batch against the budget before anything is sent; return the credits
@@ -271,6 +291,12 @@ class SpendingMethods:
     def budget_remaining(self) -> int | None:
         """Credits left in the session cap (None without one)."""
         return self._money.guard.remaining if self._money.guard is not None else None
+
+    @property
+    def budget_remaining_today(self) -> int | None:
+        """Credits left in the day cap on this UTC day, across every process sharing the
+        history (None without a day cap)."""
+        return self._money.day_remaining()
 
     def check_budget(self, requests: Iterable[RequestBase]) -> int:
         """Check a whole batch against the budget before sending any of it (``compare`` does);

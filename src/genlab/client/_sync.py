@@ -26,6 +26,7 @@ from genlab.client._config import ClientConfig, ClientOptions
 from genlab.client._files import FileLike
 from genlab.client._journal import TaskJournal
 from genlab.client._media import MAX_MEDIA_BYTES
+from genlab.client._reuse import PastResult
 from genlab.client._runner import Runner, shutdown, shutdown_soon
 from genlab.client._types import Kind, Outcome, RequestLike, Task, TaskRecord, TaskRef
 from genlab.client._waiting import OnUpdate
@@ -121,6 +122,18 @@ class Client:
     def budget_remaining(self) -> int | None:
         """Credits left in the session cap (None without one)."""
         return self._async.budget_remaining
+
+    @property
+    def budget_remaining_today(self) -> int | None:
+        """Credits left in the day cap today, across processes (None without one)."""
+        return self._async.budget_remaining_today
+
+    def find_reusable(
+        self, request_or_body: RequestLike | None = None, /, **fields: Any
+    ) -> PastResult | None:
+        """The earlier result a reuse would return for this request, or None (nothing is
+        sent; it may probe one media link); see :meth:`AsyncClient.find_reusable`."""
+        return self._runner.run(self._async.find_reusable(request_or_body, **fields))
 
     def check_budget(self, requests: Iterable[RequestBase]) -> int:
         """Check a whole batch against the budget before sending any of it; see
@@ -262,12 +275,14 @@ class Client:
         timeout: float | None = None,
         on_update: OnUpdate | None = None,
         raise_on_failure: bool = True,
+        reuse: bool | None = None,
         **fields: Any,
     ) -> concurrent.futures.Future[TaskRecord]:
         """Start submit + wait in the background and return at once.
 
         The returned :class:`concurrent.futures.Future` resolves to the record (or raises what
         :meth:`generate` would). ``future.cancel()`` stops waiting; the task keeps running.
+        ``reuse`` is :meth:`generate`'s.
 
         Example:
             future = client.generate_future(model="image-b", prompt="a kite")
@@ -279,6 +294,7 @@ class Client:
                 timeout=timeout,
                 on_update=on_update,
                 raise_on_failure=raise_on_failure,
+                reuse=reuse,
                 **fields,
             )
         )

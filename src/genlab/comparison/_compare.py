@@ -19,7 +19,7 @@ from genlab._errors import (
     TaskTimeoutError,
 )
 from genlab.catalog import CATALOG
-from genlab.client import AsyncClient, Client, Outcome, TaskRecord, VideoResult
+from genlab.client import AsyncClient, Client, Outcome, ReusedRecord, TaskRecord, VideoResult
 from genlab.comparison._plan import Run, plan
 from genlab.comparison._result import Comparison
 from genlab.history import History
@@ -231,6 +231,7 @@ def _row(
         "media_seconds": video.duration if video is not None else None,
         "paths": saved if isinstance(saved, list) else None,
         "tag": tag,
+        "reused": isinstance(record, ReusedRecord),  # an earlier result: nothing was paid
     }
 
 
@@ -242,6 +243,7 @@ _DTYPES: dict[str, Any] = {
     "width": "Int64",
     "height": "Int64",
     "media_seconds": "Float64",
+    "reused": "boolean",
 }
 _TEXT = ("prompt", "model", "kind", "status", "error", "mode", "task_id", "result_url",
          "cover_url", "tag")

@@ -36,7 +36,9 @@ class Comparison:
             (succeeded, failed, invalid, timeout, uncertain, refused, error), ``error``,
             ``mode``, ``task_id``, ``credits`` (estimate), ``seconds`` (creation to
             completion), ``result_url``, ``cover_url``, ``width``, ``height``,
-            ``media_seconds``, ``paths`` (saved files) and ``tag``.
+            ``media_seconds``, ``paths`` (saved files), ``tag`` and ``reused`` (an earlier
+            result filled the cell at zero credits; :meth:`to_html` counts its credits as
+            saved).
         swept: the parameters that were swept; they are gallery columns next to the model.
         money_line: what was printed before the runs.
         records: each row's final task record, or None.
@@ -114,7 +116,8 @@ class Comparison:
     def to_html(
         self, path: str | os.PathLike[str], *, title: str = "genlab comparison"
     ) -> Path:
-        """Write one self-contained HTML file: summary, charts and gallery. Returns its path.
+        """Write one self-contained HTML file: summary, charts, spend and gallery. Returns its
+        path.
 
         Example:
             cmp.to_html("out/comparison.html")

@@ -17,6 +17,7 @@ Example:
     history = client.history
     report.gallery(history.df(model="video-a"), fetch=client.fetch_media)  # displays in a cell
     report.plot_summary(history.df(since="2026-11-01"))                     # a matplotlib Figure
+    report.plot_spend(history.spend(by="day"))        # credits spent, estimated, saved by reuse
     report.write_report(history.df(model="video-a"), "video-a.html", fetch=client.fetch_media)
 
 Summaries are :func:`genlab.history.summarize`, re-exported here:
@@ -31,7 +32,7 @@ Summaries are :func:`genlab.history.summarize`, re-exported here:
 from __future__ import annotations
 
 from genlab.history import SUMMARY_COLUMNS, normalized, summarize
-from genlab.report._charts import plot_summary
+from genlab.report._charts import plot_spend, plot_summary
 from genlab.report._html import (
     HTML,
     gallery,
@@ -53,6 +54,7 @@ from genlab.report._media import (
     thumbnail,
 )
 from genlab.report._preview import PREVIEW_WIDTH, poster, video_preview
+from genlab.report._spend import spend_of
 from genlab.report._tiles import MEDIA_CSS, media_html, tile_html
 
 __all__ = [
@@ -72,10 +74,12 @@ __all__ = [
     "gallery_html",
     "media_html",
     "normalized",
+    "plot_spend",
     "plot_summary",
     "poster",
     "report_html",
     "sniff",
+    "spend_of",
     "summarize",
     "summary_html",
     "thumbnail",

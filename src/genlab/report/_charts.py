@@ -103,3 +103,39 @@ def figure_png(fig: Figure, dpi: int = 100) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi)
     return buffer.getvalue()
+
+
+def plot_spend(spend_df: pd.DataFrame) -> Figure:
+    """Credits per group from ``history.spend(by=...)``: spent, estimated for unpriced runs,
+    and saved by reuse, side by side (labels are plain text, never mathtext).
+
+    Example:
+        fig = plot_spend(history.spend(by="day"))
+        fig.savefig("spend.png")
+    """
+    import numpy as np
+
+    key = str(spend_df.columns[0]) if len(spend_df.columns) else "group"
+    labels = [_label(k) for k in spend_df[key]] if key in spend_df.columns else []
+    x = np.arange(len(labels))
+    fig = _figure_class()(figsize=(max(6.0, 2.0 + 0.9 * len(labels)), 3.6), layout="constrained")
+    ax = fig.subplots()
+    bars = (("credits", "spent", "#55a868", -0.27), ("estimated", "estimated (unpriced)",
+            "#dd8452", 0.0), ("credits_saved", "saved by reuse", "#4c72b0", 0.27))
+    for column, name, colour, shift in bars:
+        if column in spend_df.columns:
+            values = spend_df[column].to_numpy(dtype="float64", na_value=np.nan)
+            ax.bar(x + shift, np.nan_to_num(values), 0.27, label=name, color=colour)
+    if "unpriced" in spend_df.columns:
+        unpriced = spend_df["unpriced"].to_numpy(dtype="int64", na_value=0)
+        for j in np.flatnonzero(unpriced):
+            _note(ax, x[j], f"{unpriced[j]} without a price")
+    ax.set_title(f"Credits per {_label(key)}", fontsize=10)
+    ax.set_ylabel("credits")
+    ax.set_xticks(x, labels, rotation=30, ha="right", fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    if labels:
+        ax.legend(loc="best", fontsize=8)
+    else:
+        ax.text(0.5, 0.5, "no runs", transform=ax.transAxes, ha="center")
+    return fig

@@ -21,7 +21,7 @@ import pandas as pd
 from genlab._version import __version__
 from genlab.client import data_uri
 from genlab.history import normalized, summarize
-from genlab.report._charts import figure_png, plot_summary
+from genlab.report._charts import figure_png, plot_spend, plot_summary
 from genlab.report._media import (
     MAX_EMBED_BYTES,
     THUMB_WIDTH,
@@ -30,6 +30,7 @@ from genlab.report._media import (
     MediaReader,
     is_missing,
 )
+from genlab.report._spend import has_money, spend_of, spend_table_html
 from genlab.report._tiles import MEDIA_CSS, tile_html
 
 # Selectors outrank JupyterLab's right-aligned output tables (two classes and two elements).
@@ -293,8 +294,12 @@ def report_html(
     cols: str | Sequence[str] = "model",
     fetch: Fetch | None = None,
     cache: MutableMapping[str, bytes] | None = None,
+    spend: pd.DataFrame | None = None,
 ) -> str:
     """One self-contained HTML page: summary table, charts (PNG) and gallery, all embedded.
+
+    A "Spend" section (credits spent, estimated and saved by reuse: a table and a chart)
+    follows the summary when any credits were.
 
     Args:
         df: one row per run (a Comparison's ``df`` or a History slice).
@@ -302,6 +307,8 @@ def report_html(
         intro: a line of text under the title (escaped).
         by: grouping of the summary and charts.
         rows, cols, fetch, cache: as for :func:`gallery_html`.
+        spend: a ``history.spend(by=...)`` frame for the Spend section (it knows the
+            reuses); by default the rows are totalled per model.
 
     Example:
         page = report_html(history.df(model="video-a"), title="video-a this week",
@@ -325,11 +332,24 @@ def report_html(
         summary_html(summary),
         "<h2>Latency and credits</h2>",
         f'<img class="chart" alt="latency and credits per group" src="{chart}">',
+        *_spend_section(df if spend is None else spend, totalled=spend is None),
         "<h2>Gallery</h2>",
         gallery_html(df, rows=rows, cols=cols, fetch=fetch, cache=cache),
         "</body></html>\n",
     ]
     return "".join(parts)
+
+
+def _spend_section(frame: pd.DataFrame, *, totalled: bool) -> list[str]:
+    money = spend_of(frame) if totalled else frame
+    if not has_money(money):
+        return []
+    chart = data_uri(figure_png(plot_spend(money)), mime="image/png")
+    return [
+        "<h2>Spend</h2>",
+        spend_table_html(money),
+        f'<img class="chart" alt="credits spent, estimated and saved by reuse" src="{chart}">',
+    ]
 
 
 def write_report(

@@ -88,6 +88,7 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         media_dir: where the results are saved for embedding.
         checked: the catalog's verdict on ``body``, if already known.
         on_close: called with the card when its × is pressed (the Studio drops it).
+        reuse: ``Client.generate``'s; a reused result shows at zero credits with its note.
 
     Attributes:
         body: the request body sent.
@@ -107,6 +108,7 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         media_dir: str | Path | None = None,
         checked: Preview | None = None,
         on_close: Callable[[TaskCard], object] | None = None,
+        reuse: bool | None = None,
     ) -> None:
         super().__init__(
             layout=widgets.Layout(border=f"1px solid {BORDER}", padding="6px",
@@ -118,6 +120,7 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         self.checked = checked if checked is not None else preview(self.body)
         self.media_dir = Path(media_dir) if media_dir else Path(tempfile.mkdtemp(prefix="genlab-"))
         self.status = "new"
+        self.reuse = reuse
         self.record: TaskRecord | None = None
         self.error: BaseException | None = None
         self.future: concurrent.futures.Future[TaskRecord] | None = None
@@ -188,13 +191,13 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         self.children = [top, self.body_box]
         self._set_status("new")
 
-    def _header(self) -> str:
+    def _header(self, credits: str | None = None) -> str:
         model = str(self.body.get("model", "?"))
         kind = CATALOG[model].KIND if model in CATALOG else ""
         mode = self.checked.mode.label if self.checked.mode is not None else ""
         prompt = str(self.body.get("prompt", ""))
         shown = prompt if len(prompt) <= 300 else prompt[:299] + "…"
-        credits = self.checked.credits_text
+        credits = self.checked.credits_text if credits is None else credits
         facts = " · ".join(html.escape(x) for x in (kind, mode, credits) if x)
         return (
             f"<b>{html.escape(model)}</b> <span style='color:{MUTED}'>{facts}</span>"
@@ -209,7 +212,11 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         self._started = time.monotonic()
         self._set_status("submitting")
         try:
-            self.future = self.client.generate_future(self.body, on_update=self._on_update)
+            # Only a choice is passed on: a client without reuse still runs plain cards.
+            choice = {} if self.reuse is None else {"reuse": self.reuse}
+            self.future = self.client.generate_future(
+                self.body, on_update=self._on_update, **choice
+            )
         except Exception as exc:  # e.g. a closed client: shown, not raised
             self._fail(exc)
             return self
@@ -291,6 +298,12 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
             else:
                 self.record = future.result()
                 self._set_status(self.record.status)
+                note = getattr(self.record, "reused", None)  # a ReusedRecord: nothing paid
+                if note is not None:
+                    self.header.value = self._header(credits="0 credits (reused)")
+                    self.message.value = (
+                        f"<span style='color:{MUTED}'>♻ {html.escape(note.message)}</span>"
+                    )
                 if self.record.succeeded:
                     self._work.run(
                         self._save_and_embed,

@@ -8,7 +8,8 @@ run costs nothing and shows the catalog's message in its cell).
 
 It runs :func:`genlab.comparison.compare` (blocking, with bounded concurrency) on the widgets'
 :class:`~genlab.widgets.Background` pool and puts the comparison's gallery, media embedded,
-into an HTML widget.
+into an HTML widget. "reuse earlier results" passes ``reuse=True``: cells whose exact request
+already has a result are filled from it at zero credits.
 """
 
 from __future__ import annotations
@@ -94,6 +95,12 @@ class ComparePanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no typ
             layout=widgets.Layout(width="auto"),
         )
         self.button.on_click(lambda _b: self._clicked())
+        self.reuse_box = widgets.Checkbox(
+            value=False, description="reuse earlier results", indent=False,
+            tooltip="Fill cells from earlier results of the same request at zero credits; "
+                    "unticked, only runs with a seed are reused (the client's default)",
+            layout=widgets.Layout(width="auto"),
+        )
         self.plan_note = widgets.HTML()
         self.status = widgets.HTML()
         self.gallery = widgets.HTML(layout=widgets.Layout(max_width="100%"))
@@ -101,7 +108,8 @@ class ComparePanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no typ
         self.children = [
             widgets.HTML(f"<span style='color:{MUTED}'>Choose models; the form's current "
                          "settings go to each.</span>"),
-            *rows, self.plan_note, widgets.HBox([self.button]), self.status, self.gallery,
+            *rows, self.plan_note, widgets.HBox([self.button, self.reuse_box]), self.status,
+            self.gallery,
         ]
         self.refresh()
 
@@ -190,9 +198,11 @@ class ComparePanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no typ
         self.status.value = html.escape(f"{grid.money_line}; running…")
         self.gallery.value = ""
         self.button.disabled = True
+        reuse = True if self.reuse_box.value else None
 
         def work() -> Comparison:
-            result = compare(client, [prompt], chosen, params, progress=False, quiet=True)
+            result = compare(client, [prompt], chosen, params, progress=False, quiet=True,
+                             reuse=reuse)
             self.gallery.value = str(result.gallery())
             return result
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from genlab.client import TaskJournal, TaskRecord
+from genlab.client import Budget, PastResult, TaskJournal, TaskRecord
 
 
 @runtime_checkable
@@ -48,8 +48,26 @@ class StudioClient(Protocol):
         /,
         *,
         on_update: Callable[[TaskRecord], object] | None = None,
+        reuse: bool | None = None,
     ) -> concurrent.futures.Future[TaskRecord]:
-        """Submit and wait in the background; ``on_update`` sees each new status."""
+        """Submit and wait in the background; ``on_update`` sees each new status; ``reuse``
+        as in ``Client.generate``."""
+
+    def find_reusable(self, request_or_body: Mapping[str, Any], /) -> PastResult | None:
+        """The earlier result a reuse would return for this request, or None (blocking; it
+        may probe one media link, so the widgets call it on a worker)."""
+
+    @property
+    def budget(self) -> Budget | None:
+        """The budget, if any: the Studio shows what remains beside the estimate."""
+
+    @property
+    def budget_remaining(self) -> int | None:
+        """Credits left in the session cap (None without one)."""
+
+    @property
+    def budget_remaining_today(self) -> int | None:
+        """Credits left in the day cap today (None without one)."""
 
     def wait_future(
         self,

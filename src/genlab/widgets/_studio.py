@@ -43,6 +43,7 @@ from genlab.widgets._fields import (
 )
 from genlab.widgets._form import ModelForm
 from genlab.widgets._history import HistoryPanel
+from genlab.widgets._money import ReuseOffer, client_budget_text
 from genlab.widgets._protocols import StudioClient
 from genlab.widgets._references import ReferenceList
 from genlab.widgets._tasks import TaskList
@@ -93,8 +94,8 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         forms: model -> its form, built the first time the model is shown.
         cards: the task cards, oldest first (shown newest first, in a scrolling list).
         submit_button, kind_picker, model_picker, mode_label, credits_label, errors, hint,
-        notices, tabs (tasks, compare, history), card_box, clear_button, history_panel,
-        compare_panel: the parts, for tests and custom layouts.
+        notices, reuse_offer, tabs (tasks, compare, history), card_box, clear_button,
+        history_panel, compare_panel: the parts, for tests and custom layouts.
 
     Fields with the same meaning in several models (prompt, resolution, duration,
     aspect_ratio, generate_audio: the scalar fields that share a name and a control) follow
@@ -151,6 +152,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         self.errors = widgets.HTML()
         self.hint = widgets.HTML()
         self.notices = widgets.HTML()
+        self.reuse_offer = ReuseOffer(client, self._submit_clicked)
         self.submit_button = widgets.Button(
             description="Submit", icon="play", button_style="primary",
             tooltip="Send the request; a task card appears under Tasks",
@@ -187,6 +189,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
             self.errors,
             self.hint,
             self.notices,
+            self.reuse_offer,
             widgets.HBox([self.submit_button, self.reset_button]),
             self.tabs,
         ]
@@ -336,7 +339,9 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         form.show(checked)
         mode = checked.mode.label if checked.mode is not None else "unknown"
         self._assign(self.mode_label, f"mode: <b>{html.escape(mode)}</b>&nbsp;&nbsp;")
-        credits = checked.credits_text or "no estimate while the request is invalid"
+        credits = client_budget_text(
+            self.client, checked.credits_text or "no estimate while the request is invalid"
+        )
         self._assign(self.credits_label,
                      f"<span style='color:{MUTED}'>{html.escape(credits)}</span>")
         # Each message once: under its field; here only those no visible field shows.
@@ -353,6 +358,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         if self.submit_button.disabled == checked.valid:
             self.submit_button.disabled = not checked.valid
         self.compare_panel.refresh()
+        self.reuse_offer.check(form.body if checked.valid else None)
 
     @staticmethod
     def _assign(widget: widgets.HTML, value: str) -> None:
@@ -361,8 +367,11 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
 
     # --- submitting --------------------------------------------------------------------
 
-    def submit(self) -> TaskCard:
+    def submit(self, *, reuse: bool | None = None) -> TaskCard:
         """Send the current request; returns its card at once (``card.future``).
+
+        ``reuse`` is ``Client.generate``'s: ``True`` is the offer's "Reuse it" (the card shows
+        the earlier result at zero credits), ``False`` its "Generate again".
 
         Raises:
             InvalidParameterError: the request is invalid (the form now shows every message
@@ -373,7 +382,11 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         checked = self.validation
         if not checked.valid:
             raise InvalidParameterError.from_details(checked.errors)
-        card = TaskCard(self.client, self.body, media_dir=self.media_dir, checked=checked)
+        card = TaskCard(self.client, self.body, media_dir=self.media_dir, checked=checked,
+                        reuse=reuse)
+        card.on_finished(  # the history grew: the offer may change
+            lambda: self.reuse_offer.recheck(self.body if self.validation.valid else None)
+        )
         self.tasks.add(card)
         self.tabs.selected_index = 0
         card.start()
@@ -383,9 +396,9 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         self.history_panel.refresh()
         return card
 
-    def _submit_clicked(self) -> None:
+    def _submit_clicked(self, reuse: bool | None = None) -> None:
         try:
-            self.submit()
+            self.submit(reuse=reuse)
         except InvalidParameterError:
             pass  # every message is shown under its field now
         except Exception as exc:  # a widget callback: shown, never raised

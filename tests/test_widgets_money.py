@@ -1,0 +1,166 @@
+"""The Studio's money, as a person meets it: the offer to reuse a result this exact request
+already has, the budget beside the estimate, and compare's "reuse earlier results" (headless,
+over a real emulator on loopback, checked against its ledger).
+
+Waits are bounded safety nets, never timing assertions.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+import genlab
+from genlab.client import Budget, ReusedRecord
+from genlab.emulator import EmulatorHandle, start
+from genlab.widgets import Background, Studio, StudioClient
+
+API_KEY = "studio-money-key-3"
+WAIT = 120.0
+# video-a at 480P: 80 credits per second (published), so 2 s = 160 credits.
+SETTINGS = {"prompt": "a red kite", "duration": 2, "resolution": "480P"}
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_threads() -> Iterator[None]:
+    yield
+    Background.shared().shutdown()
+    assert [t for t in threading.enumerate() if t.name.startswith("genlab-widgets")] == []
+
+
+@pytest.fixture
+def emulator() -> Iterator[EmulatorHandle]:
+    with start(api_key=API_KEY, time_scale=0.02, port=0) as handle:
+        yield handle
+
+
+def _client(emulator: EmulatorHandle, **options: object) -> genlab.Client:
+    return genlab.Client(emulator.base_url, API_KEY, poll_scale=0.05, **options)  # type: ignore[arg-type]
+
+
+def _offer_settled(studio: Studio) -> None:
+    lookup = studio.reuse_offer.lookup
+    assert lookup is not None
+    lookup.result(WAIT)
+
+
+def _eventually(condition: Callable[[], bool]) -> bool:
+    deadline = time.monotonic() + WAIT
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return condition()
+
+
+def _studio(client: genlab.Client, tmp_path: Path) -> Studio:
+    studio = Studio(client, model="video-a", media_dir=tmp_path / "media")
+    studio.set(**SETTINGS)
+    return studio
+
+
+def _card_done(studio: Studio) -> genlab.TaskRecord:
+    card = studio.cards[-1]
+    assert card.future is not None
+    record = card.future.result(WAIT)
+    assert card.wait_done(WAIT)
+    return record
+
+
+def test_the_studio_offers_an_earlier_result_and_reusing_it_costs_nothing(
+    emulator: EmulatorHandle, tmp_path: Path
+) -> None:
+    with _client(emulator) as client:
+        studio = _studio(client, tmp_path)
+        _offer_settled(studio)
+        assert studio.reuse_offer.past is None
+        assert studio.reuse_offer.layout.display == "none"
+
+        studio.submit(reuse=False)
+        first = _card_done(studio)
+        # The finished card makes the offer look again, on a worker.
+        assert _eventually(lambda: studio.reuse_offer.past is not None)
+        offer = studio.reuse_offer
+        assert offer.past is not None and offer.past.record.task_id == first.task_id
+        assert offer.layout.display == "flex"
+        assert "this exact request already has a result from" in offer.label.value
+        assert "saves 160 credits" in offer.label.value
+        assert offer.reuse_button.description == "Reuse it (saves 160 credits)"
+
+        offer.reuse_button.click()
+        reused = _card_done(studio)
+        card = studio.cards[-1]
+        assert isinstance(reused, ReusedRecord) and reused.task_id == first.task_id
+        assert "0 credits (reused)" in card.header.value
+        assert f"reused task {first.task_id}" in card.message.value
+        assert "160 credits saved" in card.message.value
+        assert card.media.value  # the earlier media, embedded
+        assert len(emulator.ledger()) == 1
+
+        studio.reuse_offer.again_button.click()
+        fresh = _card_done(studio)
+        assert not isinstance(fresh, ReusedRecord) and fresh.task_id != first.task_id
+        assert len(emulator.ledger()) == 2
+
+
+def test_an_edited_request_has_no_offer(emulator: EmulatorHandle, tmp_path: Path) -> None:
+    with _client(emulator) as client:
+        studio = _studio(client, tmp_path)
+        studio.submit(reuse=False)
+        _card_done(studio)
+        studio.set(prompt="a blue kite")
+        _offer_settled(studio)
+        assert studio.reuse_offer.past is None
+        assert studio.reuse_offer.layout.display == "none"
+
+
+def test_the_budget_left_shows_beside_the_estimate(
+    emulator: EmulatorHandle, tmp_path: Path
+) -> None:
+    budget = Budget(session=2000, day=5000)
+    with _client(emulator, budget=budget, history=genlab.History(tmp_path / "h.db")) as client:
+        studio = _studio(client, tmp_path)
+        text = studio.credits_label.value
+        assert "160 credits" in text
+        assert "2,000 of 2,000 left this session" in text
+        assert "5,000 of 5,000 left today" in text
+        studio.submit(reuse=False)
+        _card_done(studio)
+        studio.set(prompt="another kite")  # any edit redraws the line
+        assert "1,840 of 2,000 left this session" in studio.credits_label.value
+        assert "4,840 of 5,000 left today" in studio.credits_label.value
+
+
+def test_without_a_budget_only_the_estimate_shows(
+    emulator: EmulatorHandle, tmp_path: Path
+) -> None:
+    with _client(emulator) as client:
+        studio = _studio(client, tmp_path)
+        assert "left" not in studio.credits_label.value
+        assert "160 credits" in studio.credits_label.value
+
+
+def test_compare_reuse_earlier_results_fills_cells_without_paying(
+    emulator: EmulatorHandle, tmp_path: Path
+) -> None:
+    with _client(emulator) as client:
+        studio = Studio(client, model="video-a", media_dir=tmp_path / "media")
+        studio.set(**{**SETTINGS, "prompt": "a lighthouse"})  # no seed: only the box reuses
+        first = studio.compare(["video-a"]).result(WAIT)
+        assert len(emulator.ledger()) == 1
+        studio.compare_panel.reuse_box.value = True
+        again = studio.compare(["video-a"]).result(WAIT)
+        assert len(emulator.ledger()) == 1
+        assert list(again.df["task_id"]) == list(first.df["task_id"])
+        studio.compare_panel.reuse_box.value = False
+        studio.compare(["video-a"]).result(WAIT)
+        assert len(emulator.ledger()) == 2
+
+
+def test_a_genlab_client_has_the_money_surface(emulator: EmulatorHandle) -> None:
+    with _client(emulator) as client:
+        assert isinstance(client, StudioClient)
+        assert client.find_reusable(model="video-a", **SETTINGS) is None
+        assert client.budget_remaining_today is None
