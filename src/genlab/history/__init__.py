@@ -97,7 +97,7 @@ def _display_frame_class() -> type[pd.DataFrame]:
         def _repr_html_(self) -> str | None:
             try:
                 return styled(self).to_html(max_rows=pd.get_option("display.max_rows"))
-            except ImportError:  # pandas' Styler needs jinja2: the usual table then
+            except (ImportError, AttributeError):  # Styler needs jinja2: the usual table
                 shown: str | None = pd.DataFrame(self)._repr_html_()  # type: ignore[operator]
                 return shown
 
