@@ -11,10 +11,10 @@ from typing import Any
 import uvicorn
 
 from genlab.emulator._profiles import Controls, Profile, ProfileApp, get_profile
-from genlab.emulator._server import create_app, listening_socket
+from genlab.emulator._server import ServingHandle, create_app, listening_socket
 
 
-class ProfileHandle:
+class ProfileHandle(ServingHandle):
     """A profile serving on loopback ports. Use as a context manager, or call :meth:`stop`.
 
     Attributes:
@@ -25,27 +25,13 @@ class ProfileHandle:
 
     def __init__(self, app: ProfileApp, server: uvicorn.Server, thread: threading.Thread,
                  base_url: str) -> None:
-        self.app, self._server, self._thread, self.base_url = app, server, thread, base_url
+        super().__init__(server, thread, app.emulator)
+        self.app, self.base_url = app, base_url
         self.media_origin = app.media_origin
 
     @property
     def controls(self) -> Controls:
         return self.app.controls
-
-    def ledger(self) -> list[dict[str, Any]]:
-        """Every submission the service accepted (and billed)."""
-        return self.app.emulator.ledger()
-
-    def stop(self, timeout: float = 10.0) -> None:
-        self._server.should_exit = True
-        self._thread.join(timeout)
-        self.app.emulator.close()
-
-    def __enter__(self) -> ProfileHandle:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
 
 
 def bind_profile(

@@ -7,7 +7,7 @@ import threading
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 import uvicorn
 from fastapi import FastAPI
@@ -132,7 +132,42 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-class EmulatorHandle:
+class ServingHandle:
+    """What every emulator served on a thread offers: its ledger, and a clean stop.
+
+    Use as a context manager, or call :meth:`stop`.
+    """
+
+    def __init__(
+        self, server: uvicorn.Server, thread: threading.Thread, state: EmulatorState
+    ) -> None:
+        self._server = server
+        self._thread = thread
+        self._state = state
+
+    def ledger(self) -> list[dict[str, Any]]:
+        """Every accepted (and billed) submission: task id, model, credits, body digest."""
+        return self._state.ledger()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop serving and free the port and the media store."""
+        self._server.should_exit = True
+        self._thread.join(timeout)
+        self._state.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+class EmulatorHandle(ServingHandle):
     """A running emulator. Use as a context manager, or call :meth:`stop`.
 
     Attributes:
@@ -149,9 +184,8 @@ class EmulatorHandle:
         base_url: str,
         api_key: str,
     ) -> None:
+        super().__init__(server, thread, app.emulator)
         self.app = app
-        self._server = server
-        self._thread = thread
         self.base_url = base_url
         self.api_key = api_key
 
@@ -159,27 +193,6 @@ class EmulatorHandle:
     def faults(self) -> FaultConfig:
         """The injected faults; change them at any time, e.g. ``handle.faults.fail_rate = .1``."""
         return self.app.emulator.faults
-
-    def ledger(self) -> list[dict[str, Any]]:
-        """Every accepted submission (task id, model, credits, body digest)."""
-        return self.app.emulator.ledger()
-
-    def stop(self, timeout: float = 10.0) -> None:
-        """Stop serving and free the port and the media store."""
-        self._server.should_exit = True
-        self._thread.join(timeout)
-        self.app.emulator.close()
-
-    def __enter__(self) -> EmulatorHandle:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
     def __repr__(self) -> str:
         return f"<genlab emulator at {self.base_url}>"
