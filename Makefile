@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.genlab-installed
 
-.PHONY: demo lab test test-browser lint typecheck pytest bench reliability serve clean
+.PHONY: demo lab test test-browser lint typecheck pytest postgres bench reliability serve clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,8 +31,17 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
-pytest: $(STAMP)
+pytest: $(STAMP) postgres
 	$(PY) -m pytest
+
+# PostgreSQL for the history's tests: Debian's package, installed (as root) when missing. The
+# tests make a throwaway cluster on a free loopback port themselves and remove it afterwards.
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+	  echo "installing Debian's postgresql"; \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	      postgresql; } || echo "could not install postgresql (needs root and apt-get):" \
+	      "the PostgreSQL tests will be skipped (outside CI)"; }
 
 # The Studio in a real browser. Installs Debian's Chromium (as root, when missing) and
 # Playwright; Playwright's own browser download is never used.

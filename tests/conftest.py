@@ -12,6 +12,11 @@ from typing import Any
 import httpx
 import pytest
 
+from _postgres import (  # noqa: F401  (fixtures: a PostgreSQL cluster on loopback)
+    history_location,
+    postgres,
+    postgres_url,
+)
 from genlab import AsyncClient
 from genlab.emulator import EmulatorHandle, create_app, start
 

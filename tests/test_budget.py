@@ -41,10 +41,11 @@ def test_a_task_over_the_task_cap_is_refused_before_it_is_sent(
 
 @pytest.mark.parametrize("cap", ["session", "day"])
 async def test_100_concurrent_submits_never_cross_a_cap(
-    client_server: EmulatorHandle, client_options: dict[str, Any], tmp_path: Path, cap: str
+    client_server: EmulatorHandle, client_options: dict[str, Any], history_location: str,
+    cap: str,
 ) -> None:
     budget = Budget(**{cap: 1000})
-    history = History(tmp_path / "h.sqlite") if cap == "day" else MemoryJournal()
+    history = History(history_location) if cap == "day" else MemoryJournal()
     async with AsyncClient(client_server.base_url, client_server.api_key, budget=budget,
                            history=history, max_connections=20, **client_options) as client:
         results = await asyncio.gather(
@@ -82,9 +83,10 @@ _WORKER = textwrap.dedent("""
 
 
 def test_a_day_budget_is_shared_by_two_processes(
-    client_server: EmulatorHandle, tmp_path: Path
+    client_server: EmulatorHandle, history_location: str
 ) -> None:
-    path = tmp_path / "shared.sqlite"
+    # Two processes stand for two machines; on PostgreSQL it is a team's shared day budget.
+    path = history_location
     History(path).close()  # created once, so both processes open an existing file
     workers = [
         subprocess.Popen(

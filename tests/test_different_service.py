@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
 import genlab
 from genlab import (
@@ -279,7 +280,10 @@ async def test_an_accepted_task_id_survives_a_history_that_cannot_take_it(
     class LockedAfterStart(genlab.History):
         def submit_started(self, entry: Any) -> str:
             entry_id = super().submit_started(entry)
-            self.connection.execute("PRAGMA busy_timeout=100")
+            sa.event.listen(  # new connections give up on a lock after 0.1 s
+                self.engine, "connect", lambda db, _: db.execute("PRAGMA busy_timeout=100")
+            )
+            self.engine.dispose()
             lock = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             lock.execute("BEGIN IMMEDIATE")  # held past the busy timeout from now on
             holder.append(lock)

@@ -11,7 +11,6 @@ import textwrap
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -31,8 +30,9 @@ def server() -> Iterator[emulator.EmulatorHandle]:
 
 
 @pytest.fixture
-def history(tmp_path: Path) -> Iterator[History]:
-    h = History(tmp_path / "history.sqlite")
+def history(history_location: str) -> Iterator[History]:
+    # Every test of this file runs on SQLite and on PostgreSQL (see tests/_postgres.py).
+    h = History(history_location)
     yield h
     h.close()
 
@@ -60,6 +60,10 @@ def test_df_has_proper_dtypes_and_timings(client: genlab.Client, history: Histor
 
 def test_the_key_is_never_recorded(client: genlab.Client, history: History) -> None:
     client.generate(model="image-b", prompt="a kite")
+    if history.backend != "sqlite":
+        assert not any(KEY in str(v) for row in history.query("SELECT * FROM tasks")
+                       for v in row.values())
+        return
     assert KEY.encode() not in history.path.read_bytes()
     wal = history.path.with_name(history.path.name + "-wal")
     if wal.exists():
@@ -139,8 +143,8 @@ def _writer(path: str, worker: int, count: int) -> None:
     h.close()
 
 
-def test_several_processes_write_at_once(tmp_path: Path) -> None:
-    path = str(tmp_path / "shared.sqlite")
+def test_several_processes_write_at_once(history_location: str) -> None:
+    path = history_location
     History(path).close()
     context = multiprocessing.get_context("spawn")
     workers = [context.Process(target=_writer, args=(path, w, 150)) for w in range(4)]
@@ -149,7 +153,9 @@ def test_several_processes_write_at_once(tmp_path: Path) -> None:
     for w in workers:
         w.join(60)
         assert w.exitcode == 0
-    df = History(path).df()
+    shared = History(path)
+    df = shared.df()
+    shared.close()
     assert len(df) == 600 and df["prompt"].nunique() == 600
 
 
@@ -167,8 +173,10 @@ CHILD = textwrap.dedent(
 )
 
 
-def test_a_process_killed_mid_wait_is_resumed_without_resubmitting(tmp_path: Path) -> None:
-    path = tmp_path / "crash.sqlite"
+def test_a_process_killed_mid_wait_is_resumed_without_resubmitting(
+    history_location: str,
+) -> None:
+    path = history_location
     # Slow tasks (~1.6 s each at this scale), so the child is surely killed mid-wait.
     with emulator.start(api_key=KEY, time_scale=0.02, max_processing=1) as server:
         env = {**os.environ, "GENLAB_HISTORY": str(path), "BASE_URL": server.base_url,
@@ -203,9 +211,9 @@ def test_a_process_killed_mid_wait_is_resumed_without_resubmitting(tmp_path: Pat
 
 
 async def test_aresume_with_the_async_client(
-    server: emulator.EmulatorHandle, tmp_path: Path
+    server: emulator.EmulatorHandle, history_location: str
 ) -> None:
-    history = History(tmp_path / "async.sqlite")
+    history = History(history_location)
     async with genlab.AsyncClient(server.base_url, KEY, history=history) as client:
         await client.submit(model="image-d", prompt="later", resolution="512")
     assert len(history.unfinished()) == 1

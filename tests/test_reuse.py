@@ -115,16 +115,17 @@ def _expire_links(history: History, task_id: str) -> None:
     results = json.loads(row["results"])
     for result in results:
         result["url"] = result["url"] + "-expired"
-    history.connection.execute(
+    history.query(
         "UPDATE tasks SET results=? WHERE task_id=?", (json.dumps(results), task_id)
     )
 
 
 def test_a_result_whose_links_expired_and_was_never_saved_is_not_reused(
     client_server: EmulatorHandle, client_options: dict[str, Any], tmp_path: Path,
+    history_location: str,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    history = History(tmp_path / "h.sqlite")
+    history = History(history_location)
     with _client(client_server, client_options, history=history) as client:
         first = client.generate(PRICED, reuse=True)
         _expire_links(history, first.task_id)
@@ -138,9 +139,10 @@ def test_a_result_whose_links_expired_and_was_never_saved_is_not_reused(
 
 
 def test_a_saved_result_is_reused_from_disk_even_when_its_links_expired(
-    client_server: EmulatorHandle, client_options: dict[str, Any], tmp_path: Path
+    client_server: EmulatorHandle, client_options: dict[str, Any], tmp_path: Path,
+    history_location: str,
 ) -> None:
-    history = History(tmp_path / "h.sqlite")
+    history = History(history_location)
     with _client(client_server, client_options, history=history) as client:
         first = client.generate(PRICED)
         saved = client.download(first, tmp_path / "first")
@@ -157,13 +159,15 @@ def test_a_saved_result_is_reused_from_disk_even_when_its_links_expired(
 
 
 def test_a_durable_history_reuses_across_clients(
-    client_server: EmulatorHandle, client_options: dict[str, Any], tmp_path: Path
+    client_server: EmulatorHandle, client_options: dict[str, Any], history_location: str
 ) -> None:
-    path = tmp_path / "h.sqlite"
+    path = history_location
     with _client(client_server, client_options, history=History(path)) as client:
         first = client.generate(SEEDED)
+    client.history.close()
     with _client(client_server, client_options, history=History(path)) as client:
         second = client.generate(SEEDED)  # a re-opened notebook: the seed says reuse
+    client.history.close()
     assert isinstance(second, ReusedRecord) and second.task_id == first.task_id
     assert len(client_server.ledger()) == 1
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,9 +17,9 @@ UNPRICED = {"model": "video-b", "prompt": "a fox", "duration": 4, "resolution": 
 
 
 def test_spend_shows_spent_estimated_and_saved(
-    client_server: EmulatorHandle, client_options: dict[str, Any], tmp_path: Path
+    client_server: EmulatorHandle, client_options: dict[str, Any], history_location: str
 ) -> None:
-    history = History(tmp_path / "h.sqlite")
+    history = History(history_location)
     with Client(client_server.base_url, client_server.api_key, history=history,
                 budget=Budget(unpriced={"video-b": 50}), **client_options) as client:
         with history.tagging("kites"):

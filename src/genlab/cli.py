@@ -88,6 +88,22 @@ def _demo(args: argparse.Namespace) -> int:
     return run_demo(output=args.output, time_scale=args.time_scale)
 
 
+def _history_migrate(args: argparse.Namespace) -> int:
+    from genlab._errors import GenlabError
+    from genlab.history import copy_history
+
+    try:
+        copied = copy_history(args.source, args.destination)
+    except GenlabError as exc:
+        print(f"genlab history migrate: {exc}", file=sys.stderr)
+        return 2
+    print(
+        f"copied {copied.tasks} submission(s) with {copied.events} status event(s) and "
+        f"{copied.reuses} reuse note(s); {copied.skipped} already there"
+    )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``genlab`` command.
 
@@ -144,6 +160,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--log-level", default="warning")
     serve.set_defaults(func=_serve)
+
+    history = sub.add_parser("history", help="work with a task history")
+    history_sub = history.add_subparsers(dest="history_command", required=True)
+    migrate = history_sub.add_parser(
+        "migrate",
+        help="copy a history into another (e.g. a local file into the team's database); "
+             "running it again adds nothing twice",
+    )
+    migrate.add_argument("source", help="the history to copy: a path or sqlite:///path")
+    migrate.add_argument(
+        "destination", help="where to copy it: postgresql://user@host/db, a path, ..."
+    )
+    migrate.set_defaults(func=_history_migrate)
 
     demo = sub.add_parser("demo", help="the main job, on the embedded emulator")
     demo.add_argument("--output", default="genlab-output", help="where results are written")

@@ -30,8 +30,10 @@ from genlab._errors import GenlabError
 from genlab._wire import Task, TaskRecord
 from genlab.client import AsyncClient, Client
 from genlab.history._columns import COLUMNS, DISPLAY_COLUMNS, FRAME_COLUMNS, Column
+from genlab.history._copy import Copied, copy_history
+from genlab.history._location import DEFAULT_PATH
 from genlab.history._spend import SPEND_COLUMNS, SpendBy, spend
-from genlab.history._store import DEFAULT_PATH, Journal, default_path
+from genlab.history._store import Journal, default_path
 from genlab.history._summary import SUMMARY_COLUMNS, normalized, summarize
 from genlab.history._views import PROMPT_SHOWN, Filters, display_text, frame
 
@@ -51,10 +53,12 @@ __all__ = [
     "SPEND_COLUMNS",
     "SUMMARY_COLUMNS",
     "Column",
+    "Copied",
     "Filters",
     "History",
     "ResumeOutcome",
     "SpendBy",
+    "copy_history",
     "default_path",
     "display_text",
     "normalized",
@@ -65,19 +69,26 @@ __all__ = [
 
 
 class ResumeOutcome:
-    """What :meth:`History.resume` did for one task: its final record, or the error."""
+    """What :meth:`History.resume` did for one task: its final record, the error, or the
+    process already waiting on it (``leased_by``, e.g. ``ana@lab-3/4121/9f2c01ab``)."""
 
-    __slots__ = ("error", "record", "task_id")
+    __slots__ = ("error", "leased_by", "record", "task_id")
 
-    def __init__(self, task_id: str, record: TaskRecord | None, error: BaseException | None):
+    def __init__(
+        self, task_id: str, record: TaskRecord | None, error: BaseException | None,
+        leased_by: str | None = None,
+    ):
         self.task_id = task_id
         self.record = record
         self.error = error
+        self.leased_by = leased_by
 
     @property
     def status(self) -> str:
         if self.record is not None:
             return self.record.status
+        if self.leased_by is not None:
+            return f"waited on by {self.leased_by}"
         return f"error: {type(self.error).__name__}" if self.error else "unknown"
 
     def __repr__(self) -> str:
@@ -152,12 +163,18 @@ class History(Journal):
     """The journal as a DataFrame, its summaries, and resuming after a restart.
 
     Args:
-        path: the SQLite file; ``$GENLAB_HISTORY``, else ``.genlab/history.sqlite`` in the
-            working directory. Several notebooks and processes may write to it at once.
+        location: a SQLite file (a path or ``sqlite:///path``), or a team's PostgreSQL
+            database (``postgresql://user@host:5432/db``, needs ``genlab[team]``); None reads
+            ``$GENLAB_HISTORY``, else ``.genlab/history.sqlite`` in the working directory.
+            Several notebooks, processes and machines may write to it at once.
+        project: recorded with every submission, for ``df(project=...)``; default
+            ``$GENLAB_PROJECT``.
+        lease_seconds: how long a crashed process's tasks stay its own before ``resume``
+            elsewhere takes them over.
     """
 
     def __repr__(self) -> str:
-        return f"History({str(self.path)!r})"
+        return f"History({self.location!r})"
     def _repr_html_(self) -> str:
         # What a cell shows for `history`: where it is, and its newest rows as the panel does.
         rows = self.recent(10)
@@ -174,7 +191,7 @@ class History(Journal):
         table = (f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
                  if rows else "<i>No tasks yet.</i>")
         return (
-            f"<div class='genlab-history'><b>History</b> <code>{html.escape(str(self.path))}"
+            f"<div class='genlab-history'><b>History</b> <code>{html.escape(self.location)}"
             f"</code><br><span style='color:var(--jp-ui-font-color2, #616161)'>the newest "
             f"{len(rows)}; <code>.df()</code> has every task, <code>.summary()</code> the "
             f"totals</span><div style='max-width:100%;overflow-x:auto'>{table}</div></div>"
@@ -256,9 +273,10 @@ class History(Journal):
         """Wait for every task that was accepted but not seen to the end, and record it.
 
         Uncertain submissions (no task id) cannot be resumed; they stay visible in ``df()``
-        with ``state == "uncertain"``. Nothing is ever submitted again.
+        with ``state == "uncertain"``. Nothing is ever submitted again. A task another live
+        process is waiting on (its lease) is left to it and reported with ``leased_by``.
         """
-        rows = self.unfinished()
+        rows, elsewhere = self.claim_unfinished()
         gate = asyncio.Semaphore(max(1, concurrency))
 
         async def one(row: Mapping[str, Any]) -> ResumeOutcome:
@@ -271,7 +289,8 @@ class History(Journal):
             self._record_if_needed(client.history, record)
             return ResumeOutcome(task.task_id, record, None)
 
-        return list(await asyncio.gather(*(one(r) for r in rows)))
+        done = list(await asyncio.gather(*(one(r) for r in rows)))
+        return done + _leased(elsewhere)
 
     def resume(self, client: Client, *, timeout: float | None = None) -> list[ResumeOutcome]:
         """The blocking :meth:`aresume`, for a :class:`genlab.Client`.
@@ -284,7 +303,7 @@ class History(Journal):
         if isinstance(client, AsyncClient):
             raise TypeError("with an AsyncClient use: await history.aresume(client)")
         outcomes = []
-        rows = self.unfinished()
+        rows, elsewhere = self.claim_unfinished()
         futures = [
             (_task_of(r), client.wait_future(_task_of(r), timeout=timeout, raise_on_failure=False))
             for r in rows
@@ -297,12 +316,16 @@ class History(Journal):
                 continue
             self._record_if_needed(client.history, record)
             outcomes.append(ResumeOutcome(task.task_id, record, None))
-        return outcomes
+        return outcomes + _leased(elsewhere)
 
     def _record_if_needed(self, journal: object, record: TaskRecord) -> None:
         # A client journaling into this very history has recorded it already.
         if journal is not self:
             self.status_changed(record)
+
+
+def _leased(rows: Sequence[Mapping[str, Any]]) -> list[ResumeOutcome]:
+    return [ResumeOutcome(r["task_id"], None, None, r["lease_owner"]) for r in rows]
 
 
 def _task_of(row: Mapping[str, Any]) -> Task:

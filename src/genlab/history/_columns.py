@@ -1,12 +1,12 @@
-"""The history's column table, written once: the SQL schema, inserts, ``df()`` and the panel.
+"""The history's column table, written once: the tables, inserts, ``df()`` and the panel.
 
-Each :class:`Column` says how a value is stored (its SQLite type and constraint), what dtype
+Each :class:`Column` says how a value is stored (its type and constraint), what dtype
 ``History.df()`` gives it, and whether the history panel shows it. Columns with a ``span`` are
 derived when the frame is read (seconds between two stored timestamps) and are not stored.
 
 Example:
-    >>> COLUMN["credits"].sql, COLUMN["credits"].dtype
-    ('INTEGER', 'Int64')
+    >>> COLUMN["credits"].type, COLUMN["credits"].dtype
+    ('int', 'Int64')
     >>> DISPLAY_COLUMNS["total_seconds"]
     'seconds'
     >>> "results" in STORED and "results" not in FRAME_COLUMNS
@@ -21,7 +21,6 @@ from typing import Literal
 
 Type = Literal["text", "int", "float", "time", "span"]
 
-_SQL: dict[Type, str] = {"text": "TEXT", "int": "INTEGER", "float": "REAL", "time": "REAL"}
 _DTYPE: dict[Type, str] = {
     "text": "string",
     "int": "Int64",
@@ -59,11 +58,6 @@ class Column:
         return self.span is None
 
     @property
-    def sql(self) -> str:
-        """The SQL column type and constraint, e.g. ``REAL NOT NULL``."""
-        return f"{_SQL[self.type]} {self.constraint}".strip()
-
-    @property
     def dtype(self) -> str:
         """The pandas dtype of the column in ``History.df()``."""
         return _DTYPE[self.type]
@@ -79,6 +73,11 @@ COLUMNS: tuple[Column, ...] = (
     Column("status", "text", heading="status", panel_order=3),
     Column("state", "text", "NOT NULL"),
     Column("tag", "text"),
+    # Who and where: a shared history holds the runs of a whole team.
+    Column("user", "text"),
+    Column("host", "text"),
+    Column("project", "text"),
+    Column("notebook", "text"),  # the notebook's (or script's) file name
     Column("prompt", "text", heading="prompt", panel_order=4),
     Column("resolution", "text"),
     Column("duration", "float"),
@@ -108,6 +107,9 @@ COLUMNS: tuple[Column, ...] = (
     Column("reason", "text"),  # why a submission was refused or is uncertain
     Column("address", "text"),  # the request's content address (reuse finds results by it)
     Column("updated_at", "time", "NOT NULL", in_frame=False),
+    # Which process waits on the task, and until when, unless it renews the lease.
+    Column("lease_owner", "text", in_frame=False),
+    Column("lease_until", "time", in_frame=False),
 )
 
 COLUMN: Mapping[str, Column] = {c.name: c for c in COLUMNS}
@@ -121,35 +123,3 @@ DISPLAY_COLUMNS: Mapping[str, str] = {
     if c.heading is not None
 }
 """The history panel's columns: ``History.df()`` column -> heading, left to right."""
-
-_DEFINITIONS = ",\n    ".join(f"{c.name} {c.sql}" for c in COLUMNS if c.stored)
-SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS tasks (
-    {_DEFINITIONS}
-);
-CREATE INDEX IF NOT EXISTS tasks_model ON tasks (model, resolution, duration, status);
-CREATE INDEX IF NOT EXISTS tasks_submitted ON tasks (submitted_at);
-CREATE TABLE IF NOT EXISTS events (
-    task_id TEXT NOT NULL,
-    status  TEXT NOT NULL,
-    at      REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS events_task ON events (task_id);
-CREATE TABLE IF NOT EXISTS reuses (
-    at             REAL NOT NULL,
-    address        TEXT NOT NULL,
-    task_id        TEXT NOT NULL,
-    model          TEXT NOT NULL,
-    tag            TEXT,
-    credits_saved  INTEGER
-);
-"""
-"""The journal's SQLite schema (created when missing; existing files are read as they are).
-
-``reuses`` has a row per result reused instead of paid for again (``History.spend`` sums it).
-"""
-
-INDEXES = """
-CREATE INDEX IF NOT EXISTS tasks_address ON tasks (address, status, completed_at);
-"""
-"""Indexes on columns newer files have; created after an old file got its missing columns."""

@@ -19,9 +19,10 @@ from __future__ import annotations
 import json
 import logging
 import os
-import sqlite3
 from pathlib import Path
 from typing import Any
+
+import sqlalchemy as sa
 
 from genlab._errors import GenlabError
 
@@ -59,38 +60,37 @@ def read(side: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def merge(db: sqlite3.Connection, side: Path) -> int:
-    """Write the side file's task ids into the history, then remove the file.
+def merge(db: sa.Connection, rows: list[dict[str, Any]]) -> int:
+    """Write side-file rows' task ids into the history, inside ``db``'s transaction.
 
-    Returns how many rows were merged. A row already holding its task id is left alone. If
-    the history cannot be written the file stays, to be merged (and read by resume) later.
+    Returns how many rows were given. A row already holding its task id is left alone. The
+    caller removes the side file only once the transaction committed; until then resume
+    still reads it.
     """
-    rows = read(side)
-    if not rows:
-        side.unlink(missing_ok=True)
-        return 0
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        for row in rows:
-            db.execute(
-                "UPDATE tasks SET state='accepted', task_id=?, status=COALESCE(status,'queued'),"
-                " accepted_at=?, created_at=COALESCE(created_at, ?), updated_at=? "
-                "WHERE entry_id=? AND task_id IS NULL",
-                (row["task_id"], row.get("at"), row.get("created_at") or row.get("at"),
-                 row.get("at"), row.get("entry_id")),
-            )
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
-    side.unlink(missing_ok=True)
-    logger.info("genlab: merged %d accepted task id(s) from %s", len(rows), side)
+    statement = sa.text(
+        "UPDATE tasks SET state='accepted', task_id=:task_id, status=COALESCE(status,'queued'),"
+        " accepted_at=:at, created_at=COALESCE(created_at, :created), updated_at=:at "
+        "WHERE entry_id=:entry_id AND task_id IS NULL"
+    )
+    for row in rows:
+        db.execute(statement, {
+            "task_id": row["task_id"], "at": row.get("at"),
+            "created": row.get("created_at") or row.get("at"), "entry_id": row.get("entry_id"),
+        })
     return len(rows)
 
 
-def open_error(path: Path, exc: BaseException) -> GenlabError:
-    """A clear error for a history file that cannot be opened: which file, why, what to do."""
+def open_error(where: str, exc: BaseException, *, sqlite: bool = True) -> GenlabError:
+    """A clear error for a history that cannot be opened: which one, why, what to do."""
     text = str(exc).lower()
+    if not sqlite:
+        return GenlabError(
+            f"cannot open the task history {where}: {type(exc).__name__}: {_first_line(exc)}. "
+            "Check that the database server is running and reachable, that the database "
+            "exists and that the user may create tables in it, or use another location with "
+            "genlab.History(url) / GENLAB_HISTORY"
+        )
+    path = where
     if "not a database" in text or "malformed" in text or "encrypted" in text:
         why = (
             "it is not a readable SQLite database (corrupt, or another kind of file). Move it "
@@ -113,3 +113,9 @@ def open_error(path: Path, exc: BaseException) -> GenlabError:
             "use another path with genlab.History(path) / GENLAB_HISTORY"
         )
     return GenlabError(f"cannot open the task history {path}: {why}")
+
+
+def _first_line(exc: BaseException) -> str:
+    # A driver's message without SQLAlchemy's trailing SQL and help links.
+    text = str(getattr(exc, "orig", None) or exc)
+    return text.strip().splitlines()[0] if text.strip() else type(exc).__name__

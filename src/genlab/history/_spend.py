@@ -28,10 +28,10 @@ SpendBy = Literal["model", "day", "tag"]
 SPEND_COLUMNS = ("runs", "credits", "estimated", "unpriced", "reused", "credits_saved")
 """The columns of :func:`spend`, after the group's."""
 
-_KEY = {
-    "model": ("model", "model"),
-    "day": ("date(submitted_at, 'unixepoch')", "date(at, 'unixepoch')"),
-    "tag": ("tag", "tag"),
+# The UTC day of epoch seconds, in each backend's SQL.
+_DAY = {
+    "sqlite": "date({}, 'unixepoch')",
+    "postgresql": "to_char(to_timestamp({}) AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
 }
 
 
@@ -48,18 +48,21 @@ def spend(journal: Journal, by: SpendBy = "model") -> pd.DataFrame:
     """
     import pandas as pd
 
-    if by not in _KEY:
+    if by not in ("model", "day", "tag"):
         raise ValueError(f"by must be 'model', 'day' or 'tag', got {by!r}")
-    task_key, reuse_key = _KEY[by]
+    if by == "day":
+        task_key, reuse_key = (_DAY[journal.backend].format(c) for c in ("submitted_at", "at"))
+    else:
+        task_key = reuse_key = by
     paid = journal.query(
         f"SELECT {task_key} AS k, COUNT(*) AS runs, SUM(credits) AS credits, "
         "SUM(CASE WHEN credits IS NULL THEN assumed_credits END) AS estimated, "
-        "SUM(credits IS NULL AND assumed_credits IS NULL) AS unpriced "
-        "FROM tasks WHERE state IN ('accepted', 'uncertain') GROUP BY k"
+        "SUM(CASE WHEN credits IS NULL AND assumed_credits IS NULL THEN 1 ELSE 0 END) "
+        "AS unpriced FROM tasks WHERE state IN ('accepted', 'uncertain') GROUP BY 1"
     )
     saved = journal.query(
         f"SELECT {reuse_key} AS k, COUNT(*) AS reused, SUM(credits_saved) AS credits_saved "
-        "FROM reuses GROUP BY k"
+        "FROM reuses GROUP BY 1"
     )
     rows: dict[object, dict[str, object]] = {}
     for r in paid:

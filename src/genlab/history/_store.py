@@ -1,35 +1,43 @@
-"""The durable task journal: one SQLite file in WAL mode, written ahead of the network.
+"""The durable task journal, written ahead of the network, in SQLite or PostgreSQL.
 
 Every submission is recorded *before* it is sent; the task id, each status change, results,
 errors and timings follow. A process killed at any point leaves a row that says what is known,
-and :meth:`History.resume` finishes what was submitted but not seen to the end.
+and :meth:`History.resume` finishes what was submitted but not seen to the end. One
+implementation (SQLAlchemy Core) serves a local SQLite file and a team's PostgreSQL database.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
-import sqlite3
 import threading
 import time
 import uuid
+import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+import sqlalchemy as sa
 
 from genlab._wire import TERMINAL_STATUSES, Task, TaskRecord, VideoResult
 from genlab.client import DurationSample, PastResult, Reused, SubmitEntry, Work, day_limit_error
-from genlab.history._columns import COLUMN, INDEXES, SCHEMA, STORED
+from genlab.history._leases import Leases
+from genlab.history._location import DEFAULT_PATH, connect, locate
+from genlab.history._migrate import upgrade
 from genlab.history._pending import append, merge, open_error, read, side_file
+from genlab.history._schema import EVENTS, REUSES, TASKS
+from genlab.history._who import Who
 
 logger = logging.getLogger("genlab")
 
-DEFAULT_PATH = Path(".genlab") / "history.sqlite"
-
-_FINAL = ", ".join(f"'{s}'" for s in sorted(TERMINAL_STATUSES))
+_FINAL = sorted(TERMINAL_STATUSES)
+_BUDGET_LOCK = 0x67656E6C6162 + 1  # the advisory lock a capped submission takes on PostgreSQL
+_T = TASKS.c
 
 
 def _ts(value: Any) -> float | None:
@@ -41,56 +49,84 @@ def _iso(seconds: float | None) -> str | None:
 
 
 def default_path() -> Path:
-    """``$GENLAB_HISTORY``, else ``.genlab/history.sqlite`` in the working directory."""
-    return Path(os.environ.get("GENLAB_HISTORY") or DEFAULT_PATH)
+    """``$GENLAB_HISTORY`` when it is a path, else ``.genlab/history.sqlite``."""
+    where = locate(None)
+    return where.path if where.path is not None else DEFAULT_PATH
+
+
+def _unfinished() -> sa.ColumnElement[bool]:
+    return sa.and_(
+        _T.state == "accepted", _T.task_id.is_not(None),
+        sa.or_(_T.status.is_(None), _T.status.not_in(_FINAL)),
+    )
 
 
 class Journal:
-    """The SQLite side of :class:`genlab.History`: the journal protocol and raw queries.
+    """The storage side of :class:`genlab.History`: the journal protocol and raw queries.
 
-    One connection per instance, guarded by a lock (the client writes from its runner thread
-    while a notebook reads from the main thread); other processes write through their own
-    connections, which WAL mode and a busy timeout let proceed side by side.
+    Args:
+        location: a path, ``sqlite:///path`` or ``postgresql://user@host/db``; None reads
+            ``$GENLAB_HISTORY``, else ``.genlab/history.sqlite``.
+        project: recorded with every submission (``$GENLAB_PROJECT`` when not given).
+        lease_seconds: how long a task waited on by this process stays its own without a
+            renewal; a crashed process's tasks are taken over by ``resume`` after this.
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
-        self.path = Path(path) if path is not None else default_path()
+    def __init__(
+        self,
+        location: str | os.PathLike[str] | None = None,
+        *,
+        project: str | None = None,
+        lease_seconds: float = 60.0,
+    ) -> None:
+        self.where = locate(location)
         self._lock = threading.RLock()
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(
-                self.path, timeout=30, check_same_thread=False, isolation_level=None
-            )
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA busy_timeout=30000")
-            self._db.executescript(SCHEMA)
-            self._add_missing_columns()
-            self._db.executescript(INDEXES)
-        except (sqlite3.Error, OSError) as exc:
-            raise open_error(self.path, exc) from exc
+            self._engine = connect(self.where)
+            # A history dropped without close() still closes its database connections.
+            weakref.finalize(self, self._engine.dispose)
+            upgrade(self._engine)
+        except (sa.exc.SQLAlchemyError, OSError) as exc:
+            raise open_error(self.where.shown, exc, sqlite=self.where.path is not None) from exc
+        self.who = Who.here(project)
         self._tag: str | None = None
+        self._leases = Leases(self._write, self.who.user, self.who.host, lease_seconds)
         self._merge_pending()
 
-    def _add_missing_columns(self) -> None:
-        # A file written by an older genlab lacks newer columns; add them (all nullable).
-        present = {row[1] for row in self._db.execute("PRAGMA table_info(tasks)")}
-        for name in STORED:
-            if name not in present:
-                self._db.execute(f"ALTER TABLE tasks ADD COLUMN {name} {COLUMN[name].sql}")
+    @property
+    def path(self) -> Path:
+        """The SQLite file (for a PostgreSQL history: its local side file's folder)."""
+        return self.where.path if self.where.path is not None else self.pending_file.parent
+
+    @property
+    def location(self) -> str:
+        """Where the history lives, as it may be shown (a database's password hidden)."""
+        return self.where.shown
+
+    @property
+    def backend(self) -> Literal["sqlite", "postgresql"]:
+        return self.where.backend
 
     @property
     def pending_file(self) -> Path:
-        """The side file holding accepted task ids the history could not record in time."""
-        return side_file(self.path)
+        """The local side file holding accepted task ids the history could not record in time."""
+        if self.where.path is not None:
+            return side_file(self.where.path)
+        digest = hashlib.sha256(self.where.shown.encode()).hexdigest()[:12]
+        return DEFAULT_PATH.parent / f"team-{digest}.accepted.jsonl"
 
     def _merge_pending(self) -> None:
-        if not self.pending_file.exists():
+        rows = read(self.pending_file)
+        if not rows:
+            self.pending_file.unlink(missing_ok=True)
             return
         try:
-            with self._lock:
-                merge(self._db, self.pending_file)
-        except (sqlite3.Error, OSError) as exc:
+            with self._write() as db:
+                merge(db, rows)
+            self.pending_file.unlink(missing_ok=True)  # only once the rows are committed
+            logger.info("genlab: merged %d accepted task id(s) from %s", len(rows),
+                        self.pending_file)
+        except (sa.exc.SQLAlchemyError, OSError) as exc:
             logger.warning(
                 "genlab: could not merge %s into the history yet (%s); resume still reads it",
                 self.pending_file, exc,
@@ -99,35 +135,48 @@ class Journal:
     # --- plumbing ----------------------------------------------------------------------
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+    def _write(self) -> Iterator[sa.Connection]:
+        """One write transaction (on SQLite it holds the file's write lock from the start)."""
+        with self._lock, self._engine.connect().execution_options(genlab_write=True) as db:
+            with db.begin():
+                yield db
 
-    def query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
-        with self._lock:
-            self._db.row_factory = sqlite3.Row
-            try:
-                return list(self._db.execute(sql, params))
-            finally:
-                self._db.row_factory = None
+    @contextmanager
+    def _read(self) -> Iterator[sa.Connection]:
+        with self._lock, self._engine.connect() as db, db.begin():
+            yield db
+
+    def rows(self, statement: sa.Executable) -> list[sa.Row[Any]]:
+        """Run a SELECT built with SQLAlchemy Core; its rows."""
+        with self._read() as db:
+            return list(db.execute(statement))
+
+    def query(
+        self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()
+    ) -> list[Mapping[str, Any]]:
+        """Run one SQL statement (``?`` or ``:name`` placeholders); its rows as mappings."""
+        if not isinstance(params, Mapping):
+            parts = sql.split("?")
+            sql = "".join(f"{p}:p{i}" for i, p in enumerate(parts[:-1])) + parts[-1]
+            params = {f"p{i}": v for i, v in enumerate(params)}
+        reading = sql.lstrip()[:6].upper() in ("SELECT", "PRAGMA")
+        with self._read() if reading else self._write() as db:
+            result = db.execute(sa.text(sql), dict(params))
+            return [dict(r) for r in result.mappings()] if result.returns_rows else []
 
     @property
-    def connection(self) -> sqlite3.Connection:
-        return self._db
+    def engine(self) -> sa.Engine:
+        return self._engine
 
     @property
     def lock(self) -> threading.RLock:
         return self._lock
 
     def close(self) -> None:
+        """Hand this process's leases back (another may resume its tasks at once), then close."""
+        self._leases.release()
         with self._lock:
-            self._db.close()
+            self._engine.dispose()
 
     # --- tags --------------------------------------------------------------------------
 
@@ -153,7 +202,6 @@ class Journal:
 
     def submit_started(self, entry: SubmitEntry) -> str:
         entry_id = uuid.uuid4().hex
-        now = time.time()
         prompt = entry.body.get("prompt")
         row = {
             "entry_id": entry_id,
@@ -162,6 +210,7 @@ class Journal:
             "mode": entry.mode,
             "state": "sending",
             "tag": self._tag,
+            **self.who.columns(),
             "prompt": prompt if isinstance(prompt, str) else None,
             "resolution": entry.resolution,
             "duration": entry.duration,
@@ -170,80 +219,84 @@ class Journal:
             "address": entry.address,
             "request": json.dumps(entry.body, ensure_ascii=False),
             "submitted_at": entry.submitted_at.timestamp(),
-            "updated_at": now,
+            "updated_at": time.time(),
         }
-        names = ", ".join(row)
-        marks = ", ".join("?" for _ in row)
-        with self._write() as db:  # BEGIN IMMEDIATE: no other writer between check and insert
+        with self._write() as db:  # no other writer between the check and the insert
             if entry.day_cap is not None:
+                if self.backend == "postgresql":  # every machine's capped submits, in turn
+                    db.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _BUDGET_LOCK})
                 spent = self._day_spent(db, entry.submitted_at.timestamp())
                 wanted = entry.counted_credits or 0
                 if spent + wanted > entry.day_cap:
                     raise day_limit_error(f"{entry.model}: this task", wanted, spent, entry.day_cap)
-            db.execute(f"INSERT INTO tasks ({names}) VALUES ({marks})", list(row.values()))
+            db.execute(sa.insert(TASKS).values(row))
         return entry_id
 
     # --- money (the SpendJournal side) ---------------------------------------------------
 
     @staticmethod
-    def _day_spent(db: sqlite3.Connection, moment: float) -> int:
+    def _day_spent(db: sa.Connection, moment: float) -> int:
         start = moment - moment % 86400  # the UTC day: epoch seconds have no leap seconds
-        row = db.execute(
-            "SELECT COALESCE(SUM(COALESCE(credits, assumed_credits, 0)), 0) FROM tasks "
-            "WHERE submitted_at >= ? AND submitted_at < ? AND state != 'refused'",
-            (start, start + 86400),
-        ).fetchone()
-        return int(row[0])
+        total = db.execute(
+            sa.select(sa.func.coalesce(sa.func.sum(
+                sa.func.coalesce(_T.credits, _T.assumed_credits, 0)), 0))
+            .where(_T.submitted_at >= start, _T.submitted_at < start + 86400,
+                   _T.state != "refused")
+        ).scalar()
+        return int(total or 0)
 
     def day_spent(self, moment: datetime) -> int:
-        """Credits counted on ``moment``'s UTC day by every process writing this file:
+        """Credits counted on ``moment``'s UTC day by every process writing this history:
         submissions not refused, at their published price, else their assumed one."""
-        with self._lock:
-            return self._day_spent(self._db, moment.timestamp())
+        with self._read() as db:
+            return self._day_spent(db, moment.timestamp())
 
     def find_results(self, address: str, limit: int = 5) -> list[PastResult]:
         """Succeeded tasks of this content address, newest first (an index lookup)."""
-        rows = self.query(
-            "SELECT task_id, model, kind, created_at, completed_at, results, paths, "
-            "submitted_at, COALESCE(credits, assumed_credits) AS counted FROM tasks "
-            "WHERE address=? AND status='succeeded' ORDER BY completed_at DESC LIMIT ?",
-            (address, limit),
-        )
         found = []
-        for r in rows:
-            results = json.loads(r["results"]) if r["results"] else []
-            media = "videos" if r["kind"] == "video" else "images"
+        for r in self.rows(
+            sa.select(_T.task_id, _T.model, _T.kind, _T.created_at, _T.completed_at, _T.results,
+                      _T.paths, _T.submitted_at,
+                      sa.func.coalesce(_T.credits, _T.assumed_credits).label("counted"))
+            .where(_T.address == address, _T.status == "succeeded")
+            .order_by(_T.completed_at.desc()).limit(limit)
+        ):
+            results = json.loads(r.results) if r.results else []
+            media = "videos" if r.kind == "video" else "images"
             record = TaskRecord.read({
-                "task_id": r["task_id"], "status": "succeeded", "model": r["model"],
-                "created_at": _iso(r["created_at"]), "completed_at": _iso(r["completed_at"]),
+                "task_id": r.task_id, "status": "succeeded", "model": r.model,
+                "created_at": _iso(r.created_at), "completed_at": _iso(r.completed_at),
                 media: results,
-            }, r["kind"])
-            paths = tuple(Path(p) for p in json.loads(r["paths"])) if r["paths"] else ()
-            when = datetime.fromtimestamp(r["submitted_at"], UTC)
-            found.append(PastResult(record, when, r["counted"], paths))
+            }, r.kind)
+            paths = tuple(_saved(p) for p in json.loads(r.paths)) if r.paths else ()
+            when = datetime.fromtimestamp(r.submitted_at, UTC)
+            found.append(PastResult(record, when, r.counted, paths))
         return found
 
     def reuse_recorded(self, address: str, model: str, note: Reused) -> None:
         with self._write() as db:
-            db.execute(
-                "INSERT INTO reuses (at, address, task_id, model, tag, credits_saved) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (time.time(), address, note.task_id, model, self._tag, note.credits_saved),
-            )
+            db.execute(sa.insert(REUSES).values(
+                at=time.time(), address=address, task_id=note.task_id, model=model,
+                tag=self._tag, credits_saved=note.credits_saved,
+            ))
 
     def submit_accepted(self, entry_id: str, task: Task) -> None:
-        """Record the task id; if the file cannot take it (locked past the busy timeout, disk
-        error), keep it in :attr:`pending_file` instead: a billed task never loses its id."""
+        """Record the task id (leased to this process while it waits); if the history cannot
+        take it (locked past the busy timeout, disk error, database gone), keep it in
+        :attr:`pending_file` instead: a billed task never loses its id."""
         now = time.time()
         try:
             with self._write() as db:
                 db.execute(
-                    "UPDATE tasks SET state='accepted', task_id=?, "
-                    "status=COALESCE(status,'queued'), accepted_at=?, created_at=?, updated_at=? "
-                    "WHERE entry_id=?",
-                    (task.task_id, now, _ts(task.created_at) or now, now, entry_id),
+                    sa.update(TASKS).where(_T.entry_id == entry_id).values(
+                        state="accepted", task_id=task.task_id,
+                        status=sa.func.coalesce(_T.status, "queued"), accepted_at=now,
+                        created_at=_ts(task.created_at) or now, updated_at=now,
+                        **self._leases.taken(now),
+                    )
                 )
-        except (sqlite3.Error, OSError) as exc:
+            self._leases.holding()
+        except (sa.exc.SQLAlchemyError, OSError) as exc:
             append(self.pending_file, {
                 "entry_id": entry_id, "task_id": task.task_id, "model": task.model,
                 "kind": task.kind, "created_at": _ts(task.created_at), "at": now,
@@ -261,10 +314,8 @@ class Journal:
 
     def _set_state(self, entry_id: str, state: str, reason: str) -> None:
         with self._write() as db:
-            db.execute(
-                "UPDATE tasks SET state=?, reason=?, updated_at=? WHERE entry_id=?",
-                (state, reason, time.time(), entry_id),
-            )
+            db.execute(sa.update(TASKS).where(_T.entry_id == entry_id).values(
+                state=state, reason=reason, updated_at=time.time()))
 
     def status_changed(self, record: TaskRecord) -> None:
         now = time.time()
@@ -274,9 +325,10 @@ class Journal:
         if record.created_at is not None:
             fields["created_at"] = _ts(record.created_at)
         if record.status == "processing":
-            fields["started_at"] = now
+            fields["started_at"] = sa.func.coalesce(_T.started_at, now)
         if record.done:
             fields["completed_at"] = _ts(record.completed_at) or now
+            fields["lease_until"] = None  # nobody needs to wait on it any more
         if record.error is not None:
             fields["error_code"] = record.error.code
             fields["error_message"] = record.error.reason
@@ -290,79 +342,101 @@ class Journal:
                 "media_seconds": first.duration if isinstance(first, VideoResult) else None,
                 "results": json.dumps([r.model_dump(mode="json") for r in results]),
             }
-        assigns = ", ".join(
-            f"{k}=COALESCE({k}, ?)" if k == "started_at" else f"{k}=?" for k in fields
-        )
         with self._write() as db:
-            db.execute(
-                f"UPDATE tasks SET {assigns} WHERE task_id=?", [*fields.values(), record.task_id]
-            )
-            db.execute(
-                "INSERT INTO events (task_id, status, at) VALUES (?, ?, ?)",
-                (record.task_id, record.status, now),
-            )
+            db.execute(sa.update(TASKS).where(_T.task_id == record.task_id).values(fields))
+            db.execute(sa.insert(EVENTS).values(task_id=record.task_id, status=record.status,
+                                                at=now))
 
-    def results_saved(self, task_id: str, paths: Sequence[Path]) -> None:
+    def results_saved(self, task_id: str, paths: Sequence[str | os.PathLike[str]]) -> None:
+        """The task's results were saved to ``paths`` (local files or storage URLs)."""
         with self._write() as db:
-            row = db.execute("SELECT paths FROM tasks WHERE task_id=?", (task_id,)).fetchone()
-            known = json.loads(row[0]) if row and row[0] else []
-            known += [str(p) for p in paths]
-            db.execute(
-                "UPDATE tasks SET paths=?, updated_at=? WHERE task_id=?",
-                (json.dumps(known), time.time(), task_id),
-            )
+            known_text = db.execute(sa.select(_T.paths).where(_T.task_id == task_id)).scalar()
+            known = json.loads(known_text) if known_text else []
+            known += [os.fspath(p) for p in paths]
+            db.execute(sa.update(TASKS).where(_T.task_id == task_id).values(
+                paths=json.dumps(known), updated_at=time.time()))
 
     def duration_samples(self, limit: int = 1000) -> list[DurationSample]:
         """The newest ``limit`` succeeded tasks: what each produced and how long it took.
 
-        Every model, resolution and length is included: the client's duration model learns
-        across settings, so a 720P run also informs a 1080P one.
+        Every model, resolution and length is included, from every machine writing this
+        history: the client's duration model learns across settings and across the team.
         """
-        rows = self.query(
-            "SELECT task_id, model, kind, width, height, media_seconds, result_count, "
-            "completed_at - created_at AS s FROM tasks WHERE status='succeeded' AND "
-            "completed_at IS NOT NULL AND created_at IS NOT NULL "
-            "ORDER BY completed_at DESC LIMIT ?",
-            (limit,),
-        )
         samples = []
-        for r in rows:
-            if r["s"] is None or r["s"] <= 0:
+        for r in self.rows(
+            sa.select(_T.task_id, _T.model, _T.kind, _T.width, _T.height, _T.media_seconds,
+                      _T.result_count, (_T.completed_at - _T.created_at).label("s"))
+            .where(_T.status == "succeeded", _T.completed_at.is_not(None),
+                   _T.created_at.is_not(None))
+            .order_by(_T.completed_at.desc()).limit(limit)
+        ):
+            if r.s is None or r.s <= 0:
                 continue
-            pixels = r["width"] * r["height"] if r["width"] and r["height"] else None
-            work = Work(r["model"], r["kind"], pixels, r["media_seconds"], r["result_count"] or 1)
-            samples.append(DurationSample(work, float(r["s"]), r["task_id"]))
+            pixels = r.width * r.height if r.width and r.height else None
+            work = Work(r.model, r.kind, pixels, r.media_seconds, r.result_count or 1)
+            samples.append(DurationSample(work, float(r.s), r.task_id))
         return samples
 
     # --- bulk and queries --------------------------------------------------------------
 
-    def append_many(self, rows: Sequence[dict[str, Any]]) -> int:
+    def append_many(self, rows: Sequence[Mapping[str, Any]]) -> int:
         """Insert finished rows in one transaction (imports, tests, benchmarks)."""
-        names = ", ".join(STORED)
-        marks = ", ".join("?" for _ in STORED)
         now = time.time()
-        values = [[row.get(c, now if c == "updated_at" else None) for c in STORED] for row in rows]
-        with self._write() as db:
-            db.executemany(f"INSERT INTO tasks ({names}) VALUES ({marks})", values)
+        names = [c.name for c in TASKS.columns]
+        values = [{c: row.get(c, now if c == "updated_at" else None) for c in names}
+                  for row in rows]
+        if values:
+            with self._write() as db:
+                db.execute(sa.insert(TASKS), values)
         return len(values)
 
     def unfinished(self) -> list[Mapping[str, Any]]:
         """Accepted tasks not seen to the end (resumable), oldest first; then task ids kept
-        in :attr:`pending_file` that could not be merged into the file yet."""
+        in :attr:`pending_file` that could not be merged into the history yet."""
         self._merge_pending()
-        rows: list[Mapping[str, Any]] = [dict(row) for row in self.query(
-            "SELECT * FROM tasks WHERE state='accepted' AND task_id IS NOT NULL AND "
-            f"(status IS NULL OR status NOT IN ({_FINAL})) ORDER BY submitted_at"
-        )]
-        seen = {row["task_id"] for row in rows}
+        found = [dict(r._mapping) for r in self.rows(
+            sa.select(TASKS).where(_unfinished()).order_by(_T.submitted_at))]
+        return found + self._pending_rows({r["task_id"] for r in found})
+
+    def claim_unfinished(self) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
+        """Lease the unfinished tasks no live process is waiting on; (claimed, held elsewhere).
+
+        Two processes resuming at once never claim the same task: on PostgreSQL the rows are
+        locked (``FOR UPDATE SKIP LOCKED``), on SQLite the file's write lock is held.
+        """
+        self._merge_pending()
+        now = time.time()
+        query = sa.select(TASKS).where(_unfinished()).order_by(_T.submitted_at)
+        if self.backend == "postgresql":
+            query = query.with_for_update(skip_locked=True)
+        with self._write() as db:
+            rows: list[Mapping[str, Any]] = [dict(r._mapping) for r in db.execute(query)]
+            mine = [r for r in rows if self._leases.free(r, now)]
+            if mine:
+                db.execute(sa.update(TASKS).where(
+                    _T.entry_id.in_([r["entry_id"] for r in mine])
+                ).values(self._leases.taken(now)))
+        if mine:
+            self._leases.holding()
+        taken = {r["task_id"] for r in rows}
+        elsewhere: list[Mapping[str, Any]] = [r for r in rows if r not in mine]
+        return mine + self._pending_rows(taken), elsewhere
+
+    def _pending_rows(self, seen: set[str]) -> list[Mapping[str, Any]]:
+        extra: list[Mapping[str, Any]] = []
         for row in read(self.pending_file):
             if row["task_id"] not in seen:
                 seen.add(row["task_id"])
-                rows.append({"model": "", "kind": None, "created_at": None, **row})
-        return rows
+                extra.append({"model": "", "kind": None, "created_at": None, **row})
+        return extra
 
-    def uncertain(self) -> list[sqlite3.Row]:
+    def uncertain(self) -> list[Mapping[str, Any]]:
         """Submissions that may have been billed without a task id."""
-        return self.query(
-            "SELECT * FROM tasks WHERE state IN ('uncertain','sending') ORDER BY submitted_at"
-        )
+        return [dict(r._mapping) for r in self.rows(
+            sa.select(TASKS).where(_T.state.in_(["uncertain", "sending"]))
+            .order_by(_T.submitted_at))]
+
+
+def _saved(location: str) -> Path | str:
+    # A storage URL stays a string (Path would fold its "//"); a local file becomes a Path.
+    return location if "://" in location else Path(location)

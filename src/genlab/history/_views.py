@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict, cast
+
+import sqlalchemy as sa
 
 from genlab.history._columns import COLUMN, COLUMNS, FRAME_COLUMNS
+from genlab.history._schema import TASKS
 from genlab.history._store import Journal
 
 if TYPE_CHECKING:
@@ -25,6 +28,10 @@ class Filters(TypedDict, total=False):
         model: one model or several.
         status: one task status or several (``queued``, ``processing``, ``succeeded``, ...).
         tag: one tag or several.
+        user: one user or several (who submitted; ``$GENLAB_USER`` or the login name).
+        host: one machine or several.
+        project: one project or several (``History(project=...)`` or ``$GENLAB_PROJECT``).
+        notebook: one notebook (or script) file name or several.
         since: submitted at or after (a datetime, an ISO 8601 string or epoch seconds).
         until: submitted before (same forms).
     """
@@ -32,6 +39,10 @@ class Filters(TypedDict, total=False):
     model: str | Sequence[str] | None
     status: str | Sequence[str] | None
     tag: str | Sequence[str] | None
+    user: str | Sequence[str] | None
+    host: str | Sequence[str] | None
+    project: str | Sequence[str] | None
+    notebook: str | Sequence[str] | None
     since: datetime | str | float | None
     until: datetime | str | float | None
 
@@ -72,33 +83,21 @@ def frame(journal: Journal, filters: Filters, *, newest: int | None = None) -> p
     unknown = sorted(set(filters) - _FILTERS)
     if unknown:
         raise TypeError(f"unknown filter(s) {unknown}; the filters are {sorted(_FILTERS)}")
-    where: list[str] = []
-    params: list[Any] = []
-    chosen = (
-        ("model", filters.get("model")),
-        ("status", filters.get("status")),
-        ("tag", filters.get("tag")),
-    )
-    for field, wanted in chosen:
-        values = _listify(wanted)
+    query = sa.select(*(TASKS.c[name] for name in _FETCHED))
+    for field in ("model", "status", "tag", "user", "host", "project", "notebook"):
+        values = _listify(cast("str | Sequence[str] | None", filters.get(field)))
         if values is not None:
-            where.append(f"{field} IN ({', '.join('?' for _ in values)})")
-            params += values
-    for op, bound in ((">=", filters.get("since")), ("<", filters.get("until"))):
-        seconds = _seconds(bound)
-        if seconds is not None:
-            where.append(f"submitted_at {op} ?")
-            params.append(seconds)
-    sql = f"SELECT {', '.join(_FETCHED)} FROM tasks"
-    if where:
-        sql += " WHERE " + " AND ".join(where)
+            query = query.where(TASKS.c[field].in_(values))
+    since, until = _seconds(filters.get("since")), _seconds(filters.get("until"))
+    if since is not None:
+        query = query.where(TASKS.c.submitted_at >= since)
+    if until is not None:
+        query = query.where(TASKS.c.submitted_at < until)
     if newest is None:
-        sql += " ORDER BY submitted_at"
+        query = query.order_by(TASKS.c.submitted_at)
     else:
-        sql += " ORDER BY submitted_at DESC LIMIT ?"
-        params.append(max(0, newest))
-    with journal.lock:
-        rows = journal.connection.execute(sql, params).fetchall()
+        query = query.order_by(TASKS.c.submitted_at.desc()).limit(max(0, newest))
+    rows = journal.rows(query)
     if newest is not None:
         rows.reverse()
     # Built column by column, already in the final order. One 2-D object array is cheaper than
