@@ -17,6 +17,7 @@ from _postgres import (  # noqa: F401  (fixtures: a PostgreSQL cluster on loopba
     postgres,
     postgres_url,
 )
+from _s3 import s3, s3_endpoint  # noqa: F401  (fixtures: the loopback S3 server and a bucket)
 from genlab import AsyncClient
 from genlab.emulator import EmulatorHandle, create_app, start
 

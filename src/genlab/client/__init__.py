@@ -5,7 +5,7 @@ Example:
     import genlab
     with genlab.Client() as client:
         record = client.generate(model="image-b", prompt="a red kite")
-        client.download(record, "out/")
+        client.download(record, "out/")   # or "s3://bucket/prefix/" (see read_media)
 
 In a notebook ``await`` works directly::
 
@@ -41,6 +41,15 @@ from genlab.client._journal import (
 from genlab.client._media import MAX_MEDIA_BYTES
 from genlab.client._polling import PollSchedule
 from genlab.client._reuse import PastResult, Reused, ReusedRecord, ReusedTask
+from genlab.client._storage import (
+    MEDIA_ENV,
+    is_remote,
+    media_join,
+    media_location,
+    media_name,
+    media_size,
+    read_media,
+)
 from genlab.client._sync import Client
 from genlab.client._types import (
     ImageResult,
@@ -58,6 +67,7 @@ __all__ = [
     "API_KEY_ENV",
     "BASE_URL_ENV",
     "MAX_MEDIA_BYTES",
+    "MEDIA_ENV",
     "AsyncClient",
     "Budget",
     "Client",
@@ -93,6 +103,12 @@ __all__ = [
     "data_uri",
     "day_limit_error",
     "extension_for",
+    "is_remote",
+    "media_join",
+    "media_location",
+    "media_name",
+    "media_size",
+    "read_media",
     "resolve_config",
     "safe_filename",
 ]

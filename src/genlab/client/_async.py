@@ -23,6 +23,7 @@ import httpx
 from genlab._errors import (
     APIConnectionError,
     ConfigurationError,
+    MediaError,
     NotFoundError,
     RateLimitError,
     ServerError,
@@ -40,8 +41,9 @@ from genlab.client._ids import check_task_id, task_path
 from genlab.client._journal import JournalWriter, MemoryJournal, SubmitEntry, TaskJournal
 from genlab.client._media_api import MediaMethods
 from genlab.client._polling import PollSchedule
-from genlab.client._reuse import PastResult, ReusedRecord, copy_saved
+from genlab.client._reuse import PastResult, ReusedRecord
 from genlab.client._spending import Spending, SpendingMethods
+from genlab.client._storage import copy_media, media_location
 from genlab.client._submitting import Submitted, prepare_request, submit_once
 from genlab.client._transport import Http
 from genlab.client._types import Kind, Outcome, RequestLike, Task, TaskRecord, TaskRef
@@ -422,23 +424,43 @@ class AsyncClient(MediaMethods, SpendingMethods):
             IN_BATCH.reset(batch)
 
     async def download(
-        self, record: TaskRef, directory: str | os.PathLike[str] = "."
-    ) -> list[Path]:
-        """Save a succeeded task's media, covers and a ``<task_id>.json`` sidecar.
+        self,
+        record: TaskRef,
+        directory: str | os.PathLike[str] | None = None,
+        *,
+        storage_options: Mapping[str, Any] | None = None,
+    ) -> list[Path | str]:
+        """Save a succeeded task's media, covers and a ``<task_id>.json`` sidecar beside them.
 
-        Returns the paths written (media first, the sidecar last). A reused record whose
-        files were saved before has them copied instead of fetched.
+        ``directory`` is a local folder or an fsspec URL such as ``"s3://bucket/prefix/"``;
+        without one, the ``GENLAB_MEDIA`` environment variable, else the current folder.
+        ``storage_options`` go to fsspec as they are (credentials otherwise come from the
+        backend's usual environment, e.g. ``AWS_PROFILE``).
+
+        Returns where each file went (media first, the sidecar last): a :class:`~pathlib.Path`
+        for a local folder, a URL string (``"s3://bucket/prefix/t1.mp4"``) for a remote one;
+        :func:`genlab.client.read_media` reads either back. A reused record whose files were
+        saved before has them copied instead of fetched.
 
         Raises:
             TaskNotFinishedError: the task has not finished yet; wait for it first.
             TaskFailedError: the task failed, so there is nothing to download.
             MediaError: a file could not be fetched (nothing partial is left behind).
+            ConfigurationError: the URL's store refused the files or its backend is not
+                installed (``pip install "genlab[team]"``).
 
         Example:
             paths = await client.download(record, "outputs")
+            urls = await client.download(record, "s3://team-media/runs/")
         """
         if isinstance(record, ReusedRecord) and record.reused.paths:
-            return await asyncio.to_thread(copy_saved, record.reused.paths, Path(directory))
+            try:
+                return await asyncio.to_thread(
+                    copy_media, record.reused.paths, media_location(directory),
+                    storage_options=storage_options,
+                )
+            except (MediaError, FileNotFoundError) as exc:  # a saved copy is gone: fetch again
+                logger.info("genlab: %s; downloading the results again", exc)
         refetch = None
         if isinstance(record, TaskRecord):  # its media URLs may have expired since
             refetch = functools.partial(self.get, record.task_id, kind=record.kind)
@@ -446,7 +468,9 @@ class AsyncClient(MediaMethods, SpendingMethods):
             record = await self.get(record)
         known = self._tasks.get(record.task_id)
         body = known.body if known is not None else None
-        record, paths = await download_task(self._http, record, directory, body, refetch)
+        record, paths = await download_task(
+            self._http, record, directory, body, refetch, storage_options
+        )
         self._journal.record("results_saved", self.history.results_saved, record.task_id, paths)
         await self._journal.settle(WAIT_SETTLE)
         return paths

@@ -1,4 +1,8 @@
-"""Saving a task's results to disk: media streamed to files, plus a JSON sidecar per task.
+"""Saving a task's results: media streamed to files, plus a JSON sidecar per task.
+
+The destination is a local folder or a remote URL (``s3://bucket/prefix/``, see
+:mod:`genlab.client._storage`): for a URL the files are fetched into a temporary folder first
+and then uploaded beside each other, so each object appears only once it is complete.
 
 Files are named after the task: ``<task_id>.mp4`` (``<task_id>_<n>.png`` when a task has
 several results), ``<task_id>_cover.jpg``, ``<task_id>_last_frame.png`` and ``<task_id>.json``.
@@ -10,10 +14,12 @@ key, redirects followed, failures raised as :class:`~genlab.MediaError`.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
-from collections.abc import Awaitable, Callable
+import tempfile
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -22,6 +28,7 @@ import httpx
 from genlab._errors import MediaError, TaskFailedError, TaskNotFinishedError
 from genlab.client._files import safe_filename
 from genlab.client._media import CHUNK, stream_media
+from genlab.client._storage import Location, media_location, shown_url, store_files
 from genlab.client._transport import Http
 from genlab.client._types import TaskRecord, VideoResult
 
@@ -97,11 +104,14 @@ def sniff_extension(head: bytes) -> str | None:
 async def download_task(
     http: Http,
     record: TaskRecord,
-    directory: str | os.PathLike[str],
+    directory: str | os.PathLike[str] | None,
     body: dict[str, Any] | None,
     refetch: Callable[[], Awaitable[TaskRecord]] | None,
-) -> tuple[TaskRecord, list[Path]]:
-    """Download a finished task's results; return the record used and the paths written.
+    storage_options: Mapping[str, Any] | None = None,
+) -> tuple[TaskRecord, list[Location]]:
+    """Download a finished task's results; return the record used and the locations written.
+
+    ``directory`` is a folder or a URL (None: ``GENLAB_MEDIA``, else the current folder).
 
     When a media host refuses a link (401/403/404/410: signed URLs expire) and ``refetch`` is
     given, the record is fetched once more for fresh URLs and the download starts over.
@@ -123,14 +133,34 @@ async def download_task(
             task_id=record.task_id,
             status=record.status,
         )
+    where = media_location(directory)
     try:
-        return record, await download_record(http, record, directory, body=body)
+        return record, await _save(http, record, where, body, storage_options)
     except MediaError as exc:
         if refetch is None or not exc.may_have_expired:
             raise
         logger.info("genlab: %s; fetching the record again for fresh URLs", exc)
     fresh = await refetch()
-    return fresh, await download_record(http, fresh, directory, body=body)
+    return fresh, await _save(http, fresh, where, body, storage_options)
+
+
+async def _save(
+    http: Http,
+    record: TaskRecord,
+    where: Location,
+    body: dict[str, Any] | None,
+    storage_options: Mapping[str, Any] | None,
+) -> list[Location]:
+    if isinstance(where, Path):
+        return list(await download_record(http, record, where, body=body))
+    with tempfile.TemporaryDirectory(prefix="genlab-") as staging:
+        files = await download_record(http, record, staging, body=body)
+        # fsspec's calls block; the client's event loop keeps polling meanwhile.
+        stored = await asyncio.to_thread(
+            store_files, files, where, storage_options=storage_options
+        )
+    logger.debug("genlab: stored %d files at %s", len(stored), shown_url(where))
+    return list(stored)
 
 
 async def download_record(
@@ -140,7 +170,7 @@ async def download_record(
     *,
     body: dict[str, Any] | None = None,
 ) -> list[Path]:
-    """Stream every result (and cover / last frame) of a succeeded task into ``directory``.
+    """Stream every result (and cover / last frame) of a succeeded task into a local folder.
 
     Returns the media paths in result order, then the sidecar's path.
     """

@@ -102,8 +102,9 @@ class TaskJournal(Protocol):
         """A new status was observed for a task (called once per change)."""
         ...
 
-    def results_saved(self, task_id: str, paths: Sequence[Path]) -> None:
-        """The task's results were downloaded to ``paths``."""
+    def results_saved(self, task_id: str, paths: Sequence[Path | str]) -> None:
+        """The task's results were downloaded to ``paths`` (local paths, or storage URLs such
+        as ``"s3://bucket/prefix/t1.mp4"``)."""
         ...
 
     def duration_samples(self, limit: int = 1000) -> Sequence[DurationSample]:
@@ -255,7 +256,7 @@ class JournalEntry:
     reason: str | None = None
     status: str | None = None
     records: list[TaskRecord] = field(default_factory=list)
-    paths: list[Path] = field(default_factory=list)
+    paths: list[Path | str] = field(default_factory=list)
 
 
 class MemoryJournal:
@@ -321,7 +322,7 @@ class MemoryJournal:
             if sample is not None:
                 self._durations.appendleft(sample)
 
-    def results_saved(self, task_id: str, paths: Sequence[Path]) -> None:
+    def results_saved(self, task_id: str, paths: Sequence[Path | str]) -> None:
         with self._lock:
             item = self._by_task.get(task_id)
             if item is not None:

@@ -26,7 +26,6 @@ Example:
 from __future__ import annotations
 
 import html
-import shutil
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -34,6 +33,7 @@ from pathlib import Path
 from pydantic import Field
 
 from genlab.catalog import RequestBase
+from genlab.client._storage import media_name
 from genlab.client._types import Task, TaskRecord
 
 
@@ -44,17 +44,21 @@ class PastResult:
     record: TaskRecord
     submitted_at: datetime | None
     credits: int | None  # what it cost: published, else the budget's assumed price
-    paths: tuple[Path, ...] = ()
+    paths: tuple[Path | str, ...] = ()  # local paths, or URLs in object storage
 
     @property
-    def files(self) -> tuple[Path, ...]:
-        """The saved files (media, covers, the sidecar) that are still on disk."""
-        return tuple(p for p in self.paths if p.is_file())
+    def files(self) -> tuple[Path | str, ...]:
+        """The saved files (media, covers, the sidecar) that are still there.
+
+        Local files are checked; files in object storage (URL strings) are not, so a lookup
+        never waits on the network: ``client.download`` fetches again when one is gone.
+        """
+        return tuple(p for p in self.paths if isinstance(p, str) or p.is_file())
 
     @property
     def saved(self) -> bool:
-        """True when its media (not only a sidecar) is still on disk."""
-        return any(p.suffix != ".json" for p in self.files)
+        """True when its media (not only a sidecar) is still saved."""
+        return any(not media_name(p).endswith(".json") for p in self.files)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +77,7 @@ class Reused:
     task_id: str
     when: datetime | None
     credits_saved: int | None
-    paths: tuple[Path, ...] = ()
+    paths: tuple[Path | str, ...] = ()
     in_flight: bool = False
 
     @property
@@ -126,21 +130,6 @@ def reuse_applies(reuse: bool | None, request: RequestBase | None) -> bool:
     return getattr(request, "seed", None) is not None
 
 
-def copy_saved(paths: tuple[Path, ...], directory: Path) -> list[Path]:
-    """Copy a reused result's saved files into ``directory``; the copies' paths, in order.
-
-    A file already in ``directory`` is not copied onto itself.
-    """
-    directory.mkdir(parents=True, exist_ok=True)
-    copies = []
-    for path in paths:
-        target = directory / path.name
-        if not (target.exists() and target.samefile(path)):
-            shutil.copy2(path, target)
-        copies.append(target)
-    return copies
-
-
 def reused_record(past: PastResult, note: Reused) -> ReusedRecord:
     """``past``'s record, carrying ``note``."""
     return ReusedRecord.model_validate({**past.record.model_dump(), "reused": note})
@@ -151,7 +140,6 @@ __all__ = [
     "Reused",
     "ReusedRecord",
     "ReusedTask",
-    "copy_saved",
     "reuse_applies",
     "reused_record",
 ]

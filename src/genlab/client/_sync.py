@@ -15,7 +15,7 @@ from __future__ import annotations
 import concurrent.futures
 import os
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Unpack
 
@@ -261,9 +261,21 @@ class Client:
             interrupted_note="accepted tasks keep running; their ids are in client.history",
         )
 
-    def download(self, record: TaskRef, directory: str | os.PathLike[str] = ".") -> list[Path]:
-        """Save results and a JSON sidecar; see :meth:`AsyncClient.download`."""
-        return self._runner.run(self._async.download(record, directory))
+    def download(
+        self,
+        record: TaskRef,
+        directory: str | os.PathLike[str] | None = None,
+        *,
+        storage_options: Mapping[str, Any] | None = None,
+    ) -> list[Path | str]:
+        """Save results and a JSON sidecar into a folder or a URL (``"s3://bucket/prefix/"``;
+        default ``GENLAB_MEDIA``, else the current folder); see :meth:`AsyncClient.download`.
+
+        Local files come back as :class:`~pathlib.Path`, remote ones as URL strings.
+        """
+        return self._runner.run(
+            self._async.download(record, directory, storage_options=storage_options)
+        )
 
     # --- non-blocking, for widgets ---------------------------------------------------
 

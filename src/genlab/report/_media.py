@@ -7,10 +7,11 @@ reach. So bytes are read by the kernel and written into the page: videos as MP4 
 re-encoded at display size (:func:`genlab.report.video_preview`; the original stays on disk and
 is linked), images as downscaled thumbnails that enlarge on click.
 
-Bytes come from files on disk, or from the ``fetch`` callable the caller passes (usually
-``client.fetch_media``: the client's one HTTP stack, its retries and its key policy). Reports
-make no HTTP requests of their own: without a fetch, a result that was not saved is shown with
-a note saying so.
+Bytes come from saved files (on disk, or in object storage such as ``s3://``: read through
+:func:`genlab.client.read_media`, so reports never import fsspec), or from the ``fetch``
+callable the caller passes (usually ``client.fetch_media``: the client's one HTTP stack, its
+retries and its key policy). Reports make no HTTP requests of their own: without a fetch, a
+result that was not saved is shown with a note saying so.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from genlab._errors import MediaError
-from genlab.client import data_uri
+from genlab._errors import GenlabError, MediaError
+from genlab.client import data_uri, media_location, media_name, media_size, read_media
 from genlab.report._preview import video_preview
 
 logger = logging.getLogger("genlab")
@@ -135,16 +136,17 @@ def saved_paths(value: Any) -> list[str]:
     return []
 
 
-def _local(paths: Sequence[str], cover: bool) -> Path | None:
+def _local(paths: Sequence[str], cover: bool) -> Path | str | None:
+    """The saved result (or its cover) among ``paths``: a local path or a storage URL."""
     for text in paths:
-        path = Path(text)
-        if path.suffix.lower() not in _MEDIA_SUFFIXES:
+        name = Path(media_name(text))
+        if name.suffix.lower() not in _MEDIA_SUFFIXES:
             continue
-        is_cover = path.stem.endswith("_cover")
+        is_cover = name.stem.endswith("_cover")
         if cover and is_cover:
-            return path
-        if not cover and not path.stem.endswith(_SIDE_STEMS):
-            return path
+            return media_location(text)
+        if not cover and not name.stem.endswith(_SIDE_STEMS):
+            return media_location(text)
     return None
 
 
@@ -198,12 +200,13 @@ class MediaReader:
         self._fetch = fetch
         self._cache: MutableMapping[str, bytes] = cache if cache is not None else {}
 
-    def read(self, path: Path | None, url: str | None) -> bytes | None:
-        """The bytes of a saved file, else of a URL; None when there is neither to read."""
+    def read(self, path: Path | str | None, url: str | None) -> bytes | None:
+        """The bytes of a saved file (a path or a storage URL), else of a URL; None when there
+        is neither to read."""
         if path is not None:
             try:
-                return path.read_bytes()
-            except OSError:
+                return read_media(path)
+            except (OSError, MediaError):
                 logger.debug("genlab: %s is gone; reading its URL instead", path)
         if url is None:
             return None
@@ -249,25 +252,29 @@ class MediaReader:
 
 
 def embed_file(
-    path: Path,
-    cover: Path | None = None,
+    path: Path | str,
+    cover: Path | str | None = None,
     *,
     max_bytes: int = MAX_EMBED_BYTES,
     thumb_width: int = THUMB_WIDTH,
 ) -> Embed:
-    """One saved file, for a view that shows results at full size (a task card).
+    """One saved file (a path, or a storage URL such as ``s3://bucket/runs/t1.mp4``), for a
+    view that shows results at full size (a task card).
 
     Videos are embedded as their display-size preview (:func:`video_preview`) when that is
     at most ``max_bytes``, else shown by ``cover``; images up to ``max_bytes`` are embedded as
     they are, larger ones as a ``thumb_width`` thumbnail.
     """
+    def read_cover() -> bytes | None:
+        return read_media(cover) if cover else None
+
     try:
-        size = path.stat().st_size
-        video = path.suffix.lower() in _VIDEO_SUFFIXES
+        size = media_size(path)
+        video = Path(media_name(path)).suffix.lower() in _VIDEO_SUFFIXES
         if video and size > MAX_FETCH_BYTES:
-            return _large_video(size, lambda: cover.read_bytes() if cover else None, thumb_width)
-        data = path.read_bytes()
-    except OSError as exc:
+            return _large_video(size, read_cover, thumb_width)
+        data = read_media(path)
+    except (OSError, GenlabError) as exc:  # missing, unreadable, or its store unreachable
         return Embed(None, note=f"could not be read ({reason(exc)})")
     mime = sniff(data)
     if mime is None:
@@ -276,7 +283,7 @@ def embed_file(
         shown = video_preview(data)
         if len(shown) <= max_bytes:
             return Embed("video", data_uri(shown, mime=sniff(shown) or mime))
-        return _large_video(size, lambda: cover.read_bytes() if cover else None, thumb_width)
+        return _large_video(size, read_cover, thumb_width)
     if len(data) <= max_bytes:
         return Embed("video" if mime.startswith("video/") else "img", data_uri(data, mime=mime))
     note = f"image is {len(data) / 1e6:.1f} MB, too large to embed"

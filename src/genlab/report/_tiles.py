@@ -14,6 +14,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from genlab.client import media_location, media_name
 from genlab.report._media import _MEDIA_SUFFIXES, _VIDEO_SUFFIXES, TILE_WIDTH, Embed, embed_file
 
 MEDIA_CSS = f"""
@@ -92,8 +93,11 @@ def tile_html(embed: Embed, *, salt: str = "", caption: str = "", alt: str = "",
     )
 
 
-def media_html(paths: Sequence[Path]) -> str:
+def media_html(paths: Sequence[Path | str]) -> str:
     """Saved results as HTML: compact ``<video>`` previews and images, each enlargeable.
+
+    ``paths`` are what ``client.download`` returned: local paths, or storage URLs
+    (``s3://bucket/runs/t1.mp4``) read back through :func:`genlab.client.read_media`.
 
     The one way genlab embeds saved files (task cards use it). Videos are embedded as their
     display-size preview with a link to the original; covers serve only as stand-ins for
@@ -110,22 +114,24 @@ def media_html(paths: Sequence[Path]) -> str:
         >>> page.count('<img src="data:image/png;base64,'), "json" in page
         (1, False)
     """
-    names = {Path(p).stem: Path(p) for p in paths}
+    located = [media_location(p) for p in paths]
+    names = {Path(media_name(p)).stem: p for p in located}
     videos: list[str] = []
     images: list[str] = []
-    for path in map(Path, paths):
+    for where in located:
+        path = Path(media_name(where))  # its name: suffix and stem decide what it is
         if path.suffix.lower() not in _MEDIA_SUFFIXES or path.stem.endswith("_cover"):
             continue
         is_video = path.suffix.lower() in _VIDEO_SUFFIXES
-        shown = embed_file(path, names.get(f"{path.stem}_cover"))
+        shown = embed_file(where, names.get(f"{path.stem}_cover"))
         parts = []
         if path.stem.endswith("_last_frame"):
             parts.append("last frame")
         if shown.note:
             parts.append(html.escape(f"{path.name}: {shown.note}"))
         if is_video:
-            parts.append(_original(path))
-        tile = tile_html(shown, salt=str(path), caption=" · ".join(parts), alt=path.name)
+            parts.append(_original(where))
+        tile = tile_html(shown, salt=str(where), caption=" · ".join(parts), alt=path.name)
         (videos if is_video else images).append(tile)
     if not videos and not images:
         return ""
@@ -135,7 +141,9 @@ def media_html(paths: Sequence[Path]) -> str:
     )
 
 
-def _original(path: Path) -> str:
+def _original(path: Path | str) -> str:
+    if isinstance(path, str):  # in a store: the browser cannot open it, so it is named
+        return f"original: <code>{html.escape(path)}</code>"
     try:
         size = f" ({path.stat().st_size / 1e6:.1f} MB)"
     except OSError:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import html
+import os
 import pprint
 import tempfile
 import threading
@@ -38,7 +39,7 @@ from genlab._errors import (
     TaskTimeoutError,
 )
 from genlab.catalog import CATALOG, Preview, preview
-from genlab.client import TaskRecord, safe_filename
+from genlab.client import MEDIA_ENV, TaskRecord, media_join, media_location, safe_filename
 from genlab.report import media_html
 from genlab.widgets._background import Background
 from genlab.widgets._fields import BORDER, ERROR, MUTED
@@ -56,6 +57,14 @@ _COLOURS = {
     "stopped": "#b35900",
 }
 _SMALL = widgets.Layout(width="2.4em", padding="0")
+
+
+def media_dir_or_temp(media_dir: str | os.PathLike[str] | None, prefix: str) -> Path | str:
+    """Where a card or the Studio saves results: ``media_dir``, else ``GENLAB_MEDIA`` (a
+    folder or a storage URL), else a new temporary folder."""
+    if media_dir or os.environ.get(MEDIA_ENV, "").strip():
+        return media_location(media_dir or None)
+    return Path(tempfile.mkdtemp(prefix=prefix))
 
 
 def request_code(body: dict[str, Any]) -> str:
@@ -85,7 +94,8 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
     Args:
         client: runs the task (:class:`~genlab.widgets.StudioClient`).
         body: the request body.
-        media_dir: where the results are saved for embedding.
+        media_dir: where the results are saved for embedding: a folder or a storage URL
+            (``s3://bucket/prefix/``); default ``GENLAB_MEDIA``, else a temporary folder.
         checked: the catalog's verdict on ``body``, if already known.
         on_close: called with the card when its × is pressed (the Studio drops it).
         reuse: ``Client.generate``'s; a reused result shows at zero credits with its note.
@@ -97,7 +107,7 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         future: the ``concurrent.futures.Future`` of the TaskRecord (after :meth:`start`;
             a new one after :meth:`resume`).
         record: the latest record seen; ``error``: the exception, if any.
-        paths: the files the results were saved to (for embedding).
+        paths: where the results were saved (for embedding): paths, or URLs in a store.
     """
 
     def __init__(
@@ -105,7 +115,7 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         client: StudioClient,
         body: dict[str, Any],
         *,
-        media_dir: str | Path | None = None,
+        media_dir: str | os.PathLike[str] | None = None,
         checked: Preview | None = None,
         on_close: Callable[[TaskCard], object] | None = None,
         reuse: bool | None = None,
@@ -118,13 +128,13 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         self.client = client
         self.body = dict(body)
         self.checked = checked if checked is not None else preview(self.body)
-        self.media_dir = Path(media_dir) if media_dir else Path(tempfile.mkdtemp(prefix="genlab-"))
+        self.media_dir = media_dir_or_temp(media_dir, "genlab-")
         self.status = "new"
         self.reuse = reuse
         self.record: TaskRecord | None = None
         self.error: BaseException | None = None
         self.future: concurrent.futures.Future[TaskRecord] | None = None
-        self.paths: list[Path] = []
+        self.paths: list[Path | str] = []
         self._finished = threading.Event()
         self._started = time.monotonic()
         self._steps: list[str] = []
@@ -318,7 +328,7 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
 
     def _save_and_embed(self, record: TaskRecord) -> str:
         # On a worker: the download blocks on the runner, the encoding on this thread.
-        folder = self.media_dir / safe_filename(record.task_id, "task")
+        folder = media_join(self.media_dir, safe_filename(record.task_id, "task"))
         self.paths = self.client.download(record, folder)
         return media_html(self.paths)
 
@@ -405,11 +415,12 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         self.code.layout.display = None
         return str(self.code.value)
 
-    def download(self, folder: str | Path | None = None) -> list[Path]:
-        """Save the results and a JSON sidecar into ``folder``; returns the paths (blocking)."""
+    def download(self, folder: str | Path | None = None) -> list[Path | str]:
+        """Save the results and a JSON sidecar into ``folder`` (or a storage URL); returns
+        where they went (blocking)."""
         if self.record is None or not self.record.succeeded:
             raise ValueError(f"the task is {self.status}; there is nothing to download yet")
-        paths: list[Path] = self.client.download(self.record, folder or self.folder.value)
+        paths = self.client.download(self.record, folder or self.folder.value)
         self.message.value = "Saved:<br>" + "<br>".join(
             f"<code>{html.escape(str(p))}</code>" for p in paths
         )

@@ -77,8 +77,9 @@ class StudioClient(Protocol):
     ) -> concurrent.futures.Future[TaskRecord]:
         """Wait for a known task in the background (a card's "Resume waiting")."""
 
-    def download(self, record: TaskRecord, directory: str | os.PathLike[str]) -> list[Path]:
-        """Save a succeeded task's media into ``directory`` (blocking)."""
+    def download(self, record: TaskRecord, directory: str | os.PathLike[str]) -> list[Path | str]:
+        """Save a succeeded task's media into ``directory``, a folder or a storage URL
+        (blocking); local files come back as paths, remote ones as URLs."""
 
     def reference_url(
         self, data: bytes, filename: str, *, allow_data_uri: bool, field: str | None = None

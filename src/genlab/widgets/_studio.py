@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import html
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +28,7 @@ import ipywidgets as widgets
 from genlab._errors import InvalidParameterError
 from genlab.catalog import CATALOG, Preview, preview
 from genlab.widgets._background import Background
-from genlab.widgets._card import TaskCard
+from genlab.widgets._card import TaskCard, media_dir_or_temp
 from genlab.widgets._compare import ComparePanel
 from genlab.widgets._fields import (
     BORDER,
@@ -69,7 +68,8 @@ def studio(
     Args:
         client: a :class:`genlab.Client` (the synchronous one: tasks run on its runner).
         model: the model shown first (default: the catalog's first).
-        media_dir: where results are saved for embedding (default: a temporary folder).
+        media_dir: where results are saved for embedding, a folder or a storage URL
+            (default: ``GENLAB_MEDIA``, else a temporary folder).
         history_rows: how many recent tasks the history panel shows.
 
     Example:
@@ -87,7 +87,8 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         client: a :class:`genlab.Client` (the synchronous one: tasks run on its runner), or
             anything else with the :class:`~genlab.widgets.StudioClient` surface.
         model: the model shown first (default: the catalog's first).
-        media_dir: where results are saved for embedding (default: a temporary folder).
+        media_dir: where results are saved for embedding, a folder or a storage URL
+            (default: ``GENLAB_MEDIA``, else a temporary folder).
         history_rows: how many recent tasks the history panel shows.
 
     Attributes:
@@ -121,9 +122,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         self.client = client
         self.add_class("genlab-studio")
         self._work = Background.shared()
-        self.media_dir = (
-            Path(media_dir) if media_dir else Path(tempfile.mkdtemp(prefix="genlab-studio-"))
-        )
+        self.media_dir = media_dir_or_temp(media_dir, "genlab-studio-")
         self.forms: dict[str, ModelForm] = {}
         self._checked: Preview | None = None
         self._switching = False
