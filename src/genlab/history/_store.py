@@ -151,6 +151,15 @@ class Journal:
         with self._read() as db:
             return list(db.execute(statement))
 
+    def tuples(self, statement: sa.Executable) -> list[tuple[Any, ...]]:
+        """Run a SELECT; its rows as the driver's plain tuples (for bulk reads: ``df()``)."""
+        with self._read() as db:
+            result = db.execute(statement)
+            try:  # the driver's own rows: numpy reads tuples ~15x faster than Row objects
+                return list(result.cursor.fetchall()) if result.cursor else []
+            finally:
+                result.close()
+
     def query(
         self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()
     ) -> list[Mapping[str, Any]]:

@@ -97,7 +97,7 @@ def frame(journal: Journal, filters: Filters, *, newest: int | None = None) -> p
         query = query.order_by(TASKS.c.submitted_at)
     else:
         query = query.order_by(TASKS.c.submitted_at.desc()).limit(max(0, newest))
-    rows = journal.rows(query)
+    rows = journal.tuples(query)
     if newest is not None:
         rows.reverse()
     # Built column by column, already in the final order. One 2-D object array is cheaper than
