@@ -125,16 +125,43 @@ RESUMER = textwrap.dedent("""
 """)
 
 
-def test_two_processes_resuming_at_once_wait_on_each_task_once(
-    history_location: str, tmp_path: Path
+SUBMITTER = textwrap.dedent("""
+    import sys, genlab
+    from genlab.history import History
+    location, base_url, key = sys.argv[1:4]
+    history = History(location)
+    client = genlab.Client(base_url, key, history=history)
+    ids = [client.submit(model="video-a", prompt=f"fox {i}", duration=10,
+                         resolution="1080P").task_id for i in range(6)]
+    print(" ".join(ids), flush=True)
+    client.wait(ids[0])  # killed while waiting, its leases held
+""")
+
+
+def test_two_processes_resuming_a_crashed_run_at_once_wait_on_each_task_once(
+    history_location: str,
 ) -> None:
     import json
+    import signal
 
     with emulator.start(api_key=KEY, time_scale=0.02, max_processing=2) as server:
-        history = History(history_location)
-        with genlab.Client(server.base_url, KEY, history=history) as client:
-            ids = [client.submit({**SLOW, "prompt": f"fox {i}"}).task_id for i in range(6)]
-        history.close()  # hands its leases back: the tasks wait for someone to resume them
+        crashed = subprocess.Popen(
+            [sys.executable, "-c", SUBMITTER, history_location, server.base_url, KEY],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        try:
+            assert crashed.stdout is not None
+            ids = crashed.stdout.readline().split()
+            crashed.send_signal(signal.SIGKILL)
+            crashed.wait(20)
+        finally:
+            if crashed.poll() is None:
+                crashed.kill()
+                crashed.wait()
+            for stream in (crashed.stdout, crashed.stderr):
+                if stream is not None:
+                    stream.close()
+        assert len(ids) == 6 and crashed.returncode == -signal.SIGKILL
         workers = [
             subprocess.Popen([sys.executable, "-c", RESUMER, history_location, server.base_url,
                               KEY], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
