@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import signal
-import subprocess
-import sys
 import textwrap
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
@@ -16,6 +12,7 @@ import pandas as pd
 import pytest
 
 import genlab
+from _children import kill_after_first_line
 from genlab import emulator
 from genlab.client import SubmitEntry
 from genlab.history import History
@@ -181,22 +178,7 @@ def test_a_process_killed_mid_wait_is_resumed_without_resubmitting(
     with emulator.start(api_key=KEY, time_scale=0.02, max_processing=1) as server:
         env = {**os.environ, "GENLAB_HISTORY": str(path), "BASE_URL": server.base_url,
                "KEY": KEY}
-        child = subprocess.Popen([sys.executable, "-c", CHILD], env=env, text=True,
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        try:
-            assert child.stdout is not None
-            assert child.stdout.readline().strip() == "submitted"
-            time.sleep(0.2)
-            child.send_signal(signal.SIGKILL)
-            child.wait(20)
-        finally:
-            if child.poll() is None:
-                child.kill()
-                child.wait()
-            for stream in (child.stdout, child.stderr):
-                if stream is not None:
-                    stream.close()
-        assert child.returncode == -signal.SIGKILL
+        assert kill_after_first_line(CHILD, env=env) == "submitted"
 
         history = History(path)
         assert len(history.unfinished()) == 3  # the journal survived the kill

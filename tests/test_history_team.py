@@ -14,6 +14,7 @@ import pytest
 import sqlalchemy as sa
 
 import genlab
+from _children import kill_after_first_line
 from genlab import emulator
 from genlab.cli import main
 from genlab.history import History, copy_history
@@ -142,26 +143,11 @@ def test_two_processes_resuming_a_crashed_run_at_once_wait_on_each_task_once(
     history_location: str,
 ) -> None:
     import json
-    import signal
 
     with emulator.start(api_key=KEY, time_scale=0.02, max_processing=2) as server:
-        crashed = subprocess.Popen(
-            [sys.executable, "-c", SUBMITTER, history_location, server.base_url, KEY],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )
-        try:
-            assert crashed.stdout is not None
-            ids = crashed.stdout.readline().split()
-            crashed.send_signal(signal.SIGKILL)
-            crashed.wait(20)
-        finally:
-            if crashed.poll() is None:
-                crashed.kill()
-                crashed.wait()
-            for stream in (crashed.stdout, crashed.stderr):
-                if stream is not None:
-                    stream.close()
-        assert len(ids) == 6 and crashed.returncode == -signal.SIGKILL
+        line = kill_after_first_line(SUBMITTER, history_location, server.base_url, KEY, pause=0)
+        ids = line.split()
+        assert len(ids) == 6
         workers = [
             subprocess.Popen([sys.executable, "-c", RESUMER, history_location, server.base_url,
                               KEY], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
