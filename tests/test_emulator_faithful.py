@@ -12,6 +12,7 @@ import struct
 import time
 import zlib
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import av
@@ -20,10 +21,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from genlab.catalog import MB, MediaInfo, media_problems, validate
+from genlab.catalog import MB, MediaInfo, media_problems, plan_output, validate
 from genlab.catalog._media import DURATION_TOLERANCE
 from genlab.emulator import EmulatorHandle, samples, start
+from genlab.emulator._kept import KeptAudio
 from genlab.emulator._probe import probe_media
+from genlab.emulator._tasks import EmulatedTask, TaskBook
 
 KEY = "sk-genlab-faithful-91d2"
 TONE_HZ = 1000.0
@@ -130,6 +133,54 @@ def test_video_e_keep_original_sound_keeps_the_source_audio(
             assert float(audio.duration * audio.time_base) == pytest.approx(
                 float(video.duration * video.time_base), abs=0.1
             )
+
+
+def test_kept_source_audio_is_removed_once_its_video_is_rendered(
+    server: EmulatorHandle, http: httpx.Client, toned_clip: str
+) -> None:
+    folder = server.app.emulator.kept_audio.folder
+    before = set(folder.glob("*.m4a"))
+    body = {"model": "video-c", "prompt": "make it snow", "resolution": "720P",
+            "extra_params": {"audio_setting": "origin"},
+            "reference_videos": [{"url": toned_clip, "reference_type": "edit_source"}]}
+    url = finished(http, body)["videos"][0]["url"]
+    kept = set(folder.glob("*.m4a")) - before
+    assert len(kept) == 1  # kept until the video is rendered
+    first = httpx.get(url).content
+    assert dominant_hz(first) == pytest.approx(TONE_HZ, abs=5)
+    assert not next(iter(kept)).exists()  # the video carries it now
+    assert httpx.get(url).content == first  # served from the store, unchanged
+    key = url.split("/media/", 1)[1]
+    stored = server.app.emulator.store.get(key)
+    assert stored is not None
+    stored.path.unlink()  # as if evicted: it cannot be rendered faithfully again
+    gone = httpx.get(url)
+    assert gone.status_code == 410
+    assert gone.json()["error"]["code"] == "MEDIA_EXPIRED"
+
+
+def test_kept_source_audio_goes_when_its_task_is_forgotten(tmp_path: Path) -> None:
+    kept = KeptAudio(tmp_path / "inputs")
+    now = [0.0]
+    forgotten: list[str] = []
+
+    def forget(task: EmulatedTask) -> None:
+        forgotten.append(task.task_id)
+        assert task.audio_source is not None
+        kept.forget(task.audio_source)
+
+    book = TaskBook(clock=lambda: now[0], max_tasks=1, on_forget=forget)
+    request = validate({"model": "video-a", "prompt": "p", "duration": 2})
+    tracks = [kept.keep(b"track", videos=1) for _ in range(2)]
+    book.add(request=request, request_id="r", plan=plan_output(request), fails=False, lines=[],
+             audio_source=tracks[0])
+    now[0] = 1e9  # the first task has long finished
+    book.add(request=request, request_id="r", plan=plan_output(request), fails=False, lines=[],
+             audio_source=tracks[1])
+    assert len(book) == 1 and len(forgotten) == 1
+    assert not tracks[0].exists() and tracks[1].exists()
+    kept.close()
+    assert not (tmp_path / "inputs").exists()
 
 
 # --- watermark and seed ------------------------------------------------------------------

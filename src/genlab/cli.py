@@ -38,14 +38,20 @@ def _serve(args: argparse.Namespace) -> int:
         drop_rate=args.drop_rate,
         seed=args.seed,
     )
-    app = create_app(
-        api_key=args.api_key,
-        time_scale=args.time_scale,
-        faults=faults,
-        max_processing=args.max_processing,
-        media_dir=args.media_dir,
-        media_max_bytes=args.media_max_mb * 1024 * 1024,
-    )
+    try:
+        app = create_app(
+            api_key=args.api_key,
+            time_scale=args.time_scale,
+            faults=faults,
+            max_processing=args.max_processing,
+            media_dir=args.media_dir,
+            media_max_bytes=args.media_max_mb * 1024 * 1024,
+            fetch_max_request_bytes=args.fetch_max_request_mb * 1024 * 1024,
+            fetch_concurrency=args.fetch_concurrency,
+        )
+    except ValueError as exc:  # a limit below 1: say which, not a traceback
+        print(f"genlab serve: {exc}", file=sys.stderr)
+        return 2
     profile = get_profile(args.profile)  # argparse checked the name
     sockets, base_url, media_origin = bind_profile(profile, args.host, args.port)
     served = app if profile.name == "emulator" else ProfileApp(
@@ -139,6 +145,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--media-dir", type=Path, default=None, help="where media is kept (temporary)"
     )
     serve.add_argument("--media-max-mb", type=int, default=1024, help="media store cap")
+    serve.add_argument(
+        "--fetch-max-request-mb",
+        type=int,
+        default=512,
+        help="the most one request's reference media may add up to (MiB)",
+    )
+    serve.add_argument(
+        "--fetch-concurrency", type=int, default=4, help="references of a request fetched at once"
+    )
     serve.add_argument("--fail-rate", type=float, default=0.0, help="share of tasks that fail")
     serve.add_argument("--error-rate", type=float, default=0.0, help="share of 5xx answers")
     serve.add_argument("--rate-limit-rate", type=float, default=0.0, help="share of 429s")

@@ -61,10 +61,11 @@ def render_text(data: dict[str, Any]) -> str:
     missed = 0
     for _, section in _sections(data):
         lines += ["", section["title"]]
-        lines.append(f"  {'figure':46} {'value':>24}  {'goal':>14}  met")
+        width = max([46, *(len(f["name"]) for f in section["figures"])])
+        lines.append(f"  {'figure':{width}} {'value':>24}  {'goal':>14}  met")
         for figure in section["figures"]:
             goal = figure.get("goal") or ""
-            lines.append(f"  {figure['name']:46} {_value(figure):>24}  {goal:>14}  "
+            lines.append(f"  {figure['name']:{width}} {_value(figure):>24}  {goal:>14}  "
                          f"{_met(figure)}")
             missed += figure.get("met") is False
         for note in section.get("notes", []):
@@ -109,8 +110,12 @@ def render_markdown(data: dict[str, Any]) -> str:
         "- Machine: shared, 2 busy cores; times and rates are indicative, never asserted.",
     ]
     for _, section in _sections(data):
-        out += ["", f"## {section['title']}", "", "| figure | value | goal | met |",
-                "|---|---:|---|---|"]
+        out += ["", f"## {section['title']}", ""]
+        recorded = str(section.get("recorded_at") or "")
+        if recorded[:10] and recorded[:10] != written[:10]:
+            # Sections are merged across runs (see figures.py): say when this one was measured.
+            out += [f"Measured {recorded[:10]} ({recorded} UTC), in an earlier run.", ""]
+        out += ["| figure | value | goal | met |", "|---|---:|---|---|"]
         for figure in section["figures"]:
             out.append(f"| {_cell(figure['name'])} | {_cell(_value(figure))} | "
                        f"{_cell(figure.get('goal') or '')} | {_met(figure)} |")

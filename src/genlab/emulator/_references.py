@@ -28,6 +28,8 @@ from genlab.emulator._probe import MediaProbeError, probe_media
 from genlab.emulator._store import MediaStore
 
 DEFAULT_MAX_BYTES = 100 * MB
+DEFAULT_MAX_REQUEST_BYTES = 512 * MB
+DEFAULT_CONCURRENCY = 4
 OwnMedia = Callable[[str], Awaitable[Path | None]]
 """Finds the file of one of the emulator's own media keys (rendering it if need be)."""
 
@@ -38,6 +40,8 @@ _B64_SLICE = 1 * MB  # Base64 characters decoded at a time (a multiple of 4)
 class FetchLimits:
     """How patient and how generous reference fetching is.
 
+    Raises ``ValueError`` for a limit that would refuse every reference.
+
     Attributes:
         timeout: seconds allowed for fetching one reference, start to end.
         max_bytes: the cap of one item where the model's media rules state none.
@@ -47,8 +51,18 @@ class FetchLimits:
 
     timeout: float = 10.0
     max_bytes: int = DEFAULT_MAX_BYTES
-    max_request_bytes: int = 512 * MB
-    concurrency: int = 4
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
+    concurrency: int = DEFAULT_CONCURRENCY
+
+    def __post_init__(self) -> None:
+        if not self.timeout > 0:
+            raise ValueError("the fetch timeout must be positive, e.g. 10 (seconds)")
+        if self.max_bytes < 1 or self.max_request_bytes < 1:
+            raise ValueError(
+                "reference fetch caps must be at least 1 byte, e.g. 512 MB for a request"
+            )
+        if self.concurrency < 1:
+            raise ValueError("the fetch concurrency must be at least 1, e.g. 4")
 
 
 @dataclass

@@ -14,7 +14,11 @@ from fastapi import FastAPI
 
 from genlab.emulator._app import Shell, build_app
 from genlab.emulator._faults import FaultConfig
-from genlab.emulator._references import FetchLimits
+from genlab.emulator._references import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_REQUEST_BYTES,
+    FetchLimits,
+)
 from genlab.emulator._state import (
     DEFAULT_API_KEY,
     DEFAULT_BLOCKED_WORDS,
@@ -37,6 +41,8 @@ def create_app(
     media_dir: Path | None = None,
     media_max_bytes: int = 1 << 30,
     fetch_timeout: float = 10.0,
+    fetch_max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+    fetch_concurrency: int = DEFAULT_CONCURRENCY,
     public_url: str | None = None,
 ) -> EmulatorApp:
     """The emulator as an ASGI app, for in-process use.
@@ -52,6 +58,9 @@ def create_app(
         media_dir: where results and uploads are kept (a temporary folder when None).
         media_max_bytes: the media store's cap; least recently used files go first.
         fetch_timeout: seconds allowed for fetching one reference.
+        fetch_max_request_bytes: the most one request's references may add up to (each
+            request's cap is the lesser of this and its items' caps summed).
+        fetch_concurrency: references of one request fetched at once.
         public_url: the base of media URLs; defaults to the URL each request came in on.
 
     Returns:
@@ -71,7 +80,7 @@ def create_app(
 
     Raises:
         ValueError: for an empty or whitespace-only ``api_key`` (it would let a bare
-            ``Authorization: Bearer`` header in).
+            ``Authorization: Bearer`` header in), or a fetch limit below 1.
     """
     check_api_key(api_key)
     config = EmulatorConfig(
@@ -82,7 +91,11 @@ def create_app(
         blocked_words=blocked_words,
         media_dir=media_dir,
         media_max_bytes=media_max_bytes,
-        fetch=FetchLimits(timeout=fetch_timeout),
+        fetch=FetchLimits(
+            timeout=fetch_timeout,
+            max_request_bytes=fetch_max_request_bytes,
+            concurrency=fetch_concurrency,
+        ),
         public_url=public_url,
     )
     state = EmulatorState(config, clock=clock, faults=faults)

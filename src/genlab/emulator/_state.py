@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import shutil
 import threading
 import time
 from collections.abc import Collection
@@ -15,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from genlab._errors import InvalidParameterError, InvalidPromptError
+from genlab._errors import InvalidParameterError, InvalidPromptError, NotFoundError
 from genlab._wire import (
     TERMINAL_STATUSES,
     ImageResult,
@@ -30,6 +29,8 @@ from genlab._wire import (
 from genlab.catalog import OutputPlan, RequestBase, VideoRequest, plan_output, validate
 from genlab.emulator._digest import body_digest
 from genlab.emulator._faults import FaultConfig
+from genlab.emulator._jsonparse import JsonParser
+from genlab.emulator._kept import KeptAudio
 from genlab.emulator._picture import MAX_CHARS as _SHOWN
 from genlab.emulator._references import FetchLimits, fetched_references
 from genlab.emulator._render import render_frame_png, render_image, render_video
@@ -104,12 +105,15 @@ class EmulatorState:
             clock=clock or time.time,
             time_scale=config.time_scale,
             max_processing=config.max_processing,
+            on_forget=self._forgotten,
         )
         self.store = MediaStore(config.media_dir, config.media_max_bytes)
+        # Input audio that tasks' videos carry, until they are rendered (never evicted).
+        self.kept_audio = KeptAudio(self.store.root / ".inputs")
+        self.json = JsonParser()  # request bodies; large ones in a worker process
         self._ledger: list[LedgerEntry] = []
         self._ledger_lock = threading.Lock()
         self._render_locks: dict[str, asyncio.Lock] = {}
-        self._inputs = self.store.root / ".inputs"  # input audio tasks keep; never evicted
         self._http: httpx.AsyncClient | None = None
         words = "|".join(re.escape(w) for w in config.blocked_words if w)
         self._blocked = re.compile(rf"\b({words})\b", re.IGNORECASE) if words else None
@@ -123,13 +127,16 @@ class EmulatorState:
         return self._http
 
     async def aclose(self) -> None:
+        self.json.close()
         if self._http is not None:
             await self._http.aclose()
             self._http = None
 
     def close(self) -> None:
-        """Remove the media this instance kept (its temporary folder, when it made one)."""
-        shutil.rmtree(self._inputs, ignore_errors=True)
+        """Remove the media this instance kept (its temporary folder, when it made one) and
+        stop its JSON worker process."""
+        self.json.close()
+        self.kept_audio.close()
         self.store.close()
 
     # --- submissions -------------------------------------------------------------------
@@ -209,13 +216,17 @@ class EmulatorState:
         track = await asyncio.to_thread(input_audio_track, source, plan.duration)
         if track is None:
             return None
-        self._inputs.mkdir(parents=True, exist_ok=True)
-        kept = self._inputs / f"{new_id('audio')}.m4a"
-        kept.write_bytes(track)
-        return kept
+        return self.kept_audio.keep(track, videos=plan.count)
+
+    def _forgotten(self, task: EmulatedTask) -> None:
+        if task.audio_source is not None:
+            self.kept_audio.forget(task.audio_source)
 
     async def _own_media(self, key: str) -> Path | None:
-        stored = await self.media(key)
+        try:
+            stored = await self.media(key)
+        except NotFoundError:  # expired: the reference is refused like any missing one
+            return None
         return stored.path if stored is not None else None
 
     def ledger(self) -> list[dict[str, Any]]:
@@ -269,13 +280,32 @@ class EmulatorState:
         if (what == "image") != (task.kind == "image"):
             return None
         lock = self._render_locks.setdefault(key, asyncio.Lock())
-        async with lock:
-            stored = self.store.get(key)
-            if stored is None or not stored.path.exists():
-                data = await asyncio.to_thread(_render, what, index, task)
-                stored = self.store.put(key, data)
-        self._render_locks.pop(key, None)
+        try:
+            async with lock:
+                stored = self.store.get(key)
+                if stored is None or not stored.path.exists():
+                    track = self._track(task, key) if what == "video" else None
+                    data = await asyncio.to_thread(_render, what, index, task, track)
+                    stored = self.store.put(key, data)
+                    if what == "video" and task.audio_source is not None:
+                        self.kept_audio.rendered(task.audio_source, index)
+        finally:
+            self._render_locks.pop(key, None)
         return stored
+
+    def _track(self, task: EmulatedTask, key: str) -> bytes | None:
+        """The kept source audio a video of ``task`` carries; 410 once it is gone."""
+        if task.audio_source is None:
+            return None
+        track = self.kept_audio.read(task.audio_source)
+        if track is None:
+            raise NotFoundError(
+                f"{key} has expired: the source audio it carries is no longer kept; "
+                "submit the task again",
+                status=410,
+                code="MEDIA_EXPIRED",
+            )
+        return track
 
     def upload(self, filename: str, received: Path) -> tuple[str, Stored]:
         """Keep an uploaded file (a scratch file, moved); its key and what was stored.
@@ -308,14 +338,13 @@ def _images(plan: OutputPlan, prefix: str) -> list[ImageResult]:
     ]
 
 
-def _render(what: str, index: int, task: EmulatedTask) -> bytes:
+def _render(what: str, index: int, task: EmulatedTask, track: bytes | None) -> bytes:
     plan, lines = task.plan, task.lines
     if what == "image":
         return render_image(plan.width, plan.height, lines=lines, seed=task.seed + index)
     if what == "video":
         if plan.duration is None or plan.fps is None:
             raise ValueError(f"task {task.task_id} planned no video")
-        track = task.audio_source.read_bytes() if task.audio_source is not None else None
         return render_video(
             plan.width,
             plan.height,

@@ -97,6 +97,7 @@ class TaskBook:
         time_scale: multiplies every generation and queue time (0.02 = 50x faster).
         max_processing: how many tasks are processed at once; the rest wait ``queued``.
         max_tasks: finished tasks beyond this many are forgotten, oldest first.
+        on_forget: called with each task as it is forgotten (to remove what it kept).
     """
 
     QUEUE_SECONDS = 1.0  # the least time a task spends queued, at time scale 1
@@ -108,6 +109,7 @@ class TaskBook:
         time_scale: float = 1.0,
         max_processing: int = 8,
         max_tasks: int = 100_000,
+        on_forget: Callable[[EmulatedTask], None] | None = None,
     ) -> None:
         if time_scale <= 0:
             raise ValueError("time_scale must be positive, e.g. 0.02 for 50x faster tasks")
@@ -117,6 +119,7 @@ class TaskBook:
         self.time_scale = time_scale
         self.max_processing = max_processing
         self.max_tasks = max_tasks
+        self._on_forget = on_forget
         self._slots: list[float] = [0.0] * max_processing
         self._tasks: OrderedDict[str, EmulatedTask] = OrderedDict()
         self._lock = threading.Lock()
@@ -187,3 +190,5 @@ class TaskBook:
             if oldest.end > now:
                 break  # never forget a task that is still running
             del self._tasks[oldest_id]
+            if self._on_forget is not None:
+                self._on_forget(oldest)

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import json
 from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from fastapi.responses import JSONResponse
 
 from genlab._wire import ErrorEnvelope
+from genlab.emulator._jsonparse import Body, NotJson, ParserLost
 from genlab.emulator._references import origin
 from genlab.emulator._state import EmulatorState
 from genlab.emulator._tasks import new_id
@@ -145,9 +145,11 @@ from costing the server many times its size in Python objects."""
 async def json_body(request: Request, state: State) -> Any:
     """The request's JSON body, refused (413) beyond the body cap before it is all read.
 
-    The body is read into one buffer while its values are counted, refused (400) past
-    :data:`MAX_JSON_VALUES`, and parsed on a worker thread: whatever its shape, a body costs
-    about twice its size at the peak and never blocks the event loop for long.
+    The body is read into one buffer (:class:`~genlab.emulator._jsonparse.Body`) while its
+    values are counted, refused (400) past :data:`MAX_JSON_VALUES`, and parsed off the event
+    loop, a large body in a worker process (:class:`~genlab.emulator._jsonparse.JsonParser`):
+    whatever its shape, a body costs about twice its size at the peak and never stalls other
+    clients for long.
     """
     cap = state.config.max_body_bytes
     declared = request.headers.get("content-length")
@@ -156,42 +158,33 @@ async def json_body(request: Request, state: State) -> Any:
         "PAYLOAD_TOO_LARGE",
         f"the request body exceeds {cap} bytes; send large media as URLs, not Base64",
     )
-    if declared is not None and declared.isdigit() and int(declared) > cap:
+    size = int(declared) if declared is not None and declared.isdigit() else None
+    if size is not None and size > cap:
         raise too_big  # refused before reading a byte of it
-    raw = bytearray()
-    values = 0
-    async for chunk in request.stream():
-        if len(raw) + len(chunk) > cap:
-            raise too_big
-        raw += chunk
-        values += chunk.count(b"{") + chunk.count(b"[") + chunk.count(b",")
-        if values > MAX_JSON_VALUES:
+    with Body(size, limit=cap) as body:
+        values = 0
+        async for chunk in request.stream():
+            if len(body) + len(chunk) > cap:
+                raise too_big
+            body.append(chunk)
+            values += chunk.count(b"{") + chunk.count(b"[") + chunk.count(b",")
+            if values > MAX_JSON_VALUES:
+                raise Problem(
+                    400,
+                    "INVALID_PARAMETER",
+                    f"the body holds more than {MAX_JSON_VALUES:,} JSON values; a request "
+                    "needs a few hundred at most, so send one request per task",
+                )
+        try:
+            return await state.json.parse(body)
+        except NotJson as exc:
+            raise Problem(400, "INVALID_PARAMETER", str(exc)) from None
+        except ParserLost:
             raise Problem(
-                400,
-                "INVALID_PARAMETER",
-                f"the body holds more than {MAX_JSON_VALUES:,} JSON values; a request needs "
-                "a few hundred at most, so send one request per task",
-            )
-    return await asyncio.to_thread(_parse, raw)
-
-
-def _parse(raw: bytearray) -> Any:
-    """Parse and consume ``raw``: the buffer is emptied as soon as its text is decoded."""
-    try:
-        text = raw.decode(json.detect_encoding(raw[:4]), "surrogatepass")
-    except (UnicodeDecodeError, LookupError) as exc:
-        raise Problem(400, "INVALID_PARAMETER", f"the body is not valid JSON: {exc}") from None
-    finally:
-        raw.clear()
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise Problem(400, "INVALID_PARAMETER", f"the body is not valid JSON: {exc}") from None
-    except RecursionError:
-        # Deeply nested brackets exhaust the parser's stack: the caller's mistake, not a crash.
-        raise Problem(
-            400, "INVALID_PARAMETER", "the body is not valid JSON: it is nested too deeply"
-        ) from None
+                503,
+                "SERVICE_UNAVAILABLE",
+                "the emulator's JSON parser stopped; send the request again",
+            ) from None
 
 
 JsonBody = Annotated[Any, Depends(json_body)]
