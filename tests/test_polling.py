@@ -128,6 +128,30 @@ def test_a_new_model_starts_from_how_its_kinds_other_models_ran() -> None:
     assert model.predict(Work("image-b", "image", 1024 * 1024)).median == pytest.approx(7.0)
 
 
+def test_a_new_model_is_compared_on_whole_durations_not_on_a_fits_fixed_part() -> None:
+    model = DurationModel()
+    for i in range(4):  # video-a: 30 s at 4 s, 34 s at 8 s, a line mostly fixed (24 + 1/s)
+        model.observe(sample(clip(4.0), 30.0 * (1 + 0.01 * i), f"a{i}"))
+        model.observe(sample(clip(8.0), 34.0 * (1 - 0.01 * i), f"b{i}"))
+    prior = DurationModel().predict(clip(4.0, model="video-b")).median
+    ran = model.predict(clip(4.0)).median / prior  # video-a ran this much slower than the prior
+    unseen = model.predict(clip(4.0, model="video-b"))
+    assert unseen.samples == 0
+    assert unseen.median == pytest.approx(prior * ran, rel=0.25)  # not its fixed part's x2.4
+
+
+def test_a_models_first_task_borrows_the_spread_its_kind_has_shown() -> None:
+    rng = random.Random(1)
+    model = DurationModel()
+    for i in range(12):  # video-a: within +-3 % of its fit, every time
+        model.observe(sample(clip(5.0), 40.0 * rng.uniform(0.97, 1.03), f"a{i}"))
+    model.observe(sample(clip(5.0, model="video-b"), 50.0, "b0"))
+    alone = DurationModel()
+    alone.observe(sample(clip(5.0, model="video-b"), 50.0, "b0"))
+    assert model.predict(clip(5.0, model="video-b")).sigma < alone.predict(
+        clip(5.0, model="video-b")).sigma / 2
+
+
 def test_the_same_task_teaches_once_and_failures_teach_nothing() -> None:
     model = DurationModel()
     model.observe(sample(clip(), 30.0, "t1"))
@@ -233,6 +257,38 @@ def test_a_learned_narrow_spread_needs_fewer_polls_than_the_prior() -> None:
     wide = [len(polls_until(PollSchedule(Prediction(30.0, 0.5), jitter=0), t)) for t in finish]
     narrow = [len(polls_until(PollSchedule(Prediction(30.0, 0.1), jitter=0), t)) for t in finish]
     assert sum(narrow) < sum(wide)
+
+
+def test_a_learned_band_is_swept_evenly_from_one_gap_after_it_opens() -> None:
+    forecast = Prediction(30.0, 0.1, samples=20)
+    schedule = PollSchedule(forecast, jitter=0)
+    start, end = forecast.quantile(schedule.edge), forecast.quantile(1 - schedule.edge)
+    times = polls_until(schedule, end)
+    inside = [t for t in times if start <= t < end]
+    assert inside[0] == pytest.approx(start + schedule.min_gap, abs=1e-6)
+    assert all(b - a == pytest.approx(schedule.min_gap) for a, b in pairwise(inside))
+    assert len([t for t in times if t < start]) <= 4  # before the band: a few, spaced out
+
+
+def test_the_band_swept_is_as_wide_as_the_learned_spread() -> None:
+    def swept(sigma: float) -> int:
+        times = polls_until(PollSchedule(Prediction(30.0, sigma, samples=20), jitter=0), 60.0)
+        return sum(1 for a, b in pairwise(times) if b - a == pytest.approx(0.3))
+
+    assert swept(0.05) < swept(0.1) < swept(0.2)
+
+
+def test_a_batch_sweeps_the_middle_of_a_prior_so_no_first_task_lags_far() -> None:
+    prior = DurationModel().predict(clip())
+    batch = PollSchedule.for_batch(prior)
+    batch.jitter = 0
+    start, end = prior.quantile(batch.prior_edge), prior.quantile(1 - batch.prior_edge)
+    for finish in (start + 0.5, prior.median, end - 0.5):
+        times = polls_until(batch, finish)
+        assert times[-1] - finish <= batch.prior_gap + 1e-9
+    times = polls_until(batch, end)
+    inside = [b - a for a, b in pairwise(times) if start <= a < end - batch.prior_gap]
+    assert inside and all(gap == pytest.approx(batch.prior_gap) for gap in inside)
 
 
 def test_a_task_far_past_its_forecast_is_polled_ever_more_rarely() -> None:

@@ -141,6 +141,8 @@ NOISE_WEIGHT = 2.0  # ... worth this many residuals
 SHAPE_WEIGHT = 2.0  # pseudo-samples holding fixed/per_second to the prior's ratio
 GAMMA_WEIGHT = 1.0  # shrinkage of a model's own gamma toward its kind's
 MIN_SIGMA = 0.05
+REACH_PIXELS = 0.5  # spread added per log-unit of pixels beyond the tiers a model ran at
+REACH_SECONDS = 0.25  # ... and per log-unit of output seconds beyond the lengths it ran
 MIN_SHAPE = 8  # residuals of a kind needed before their shape replaces the normal
 SHAPE_PER_MODEL = 40  # newest residuals of each model in its kind's shape
 SHAPE_POINTS = 24  # quantiles of the shape a forecast carries
@@ -226,17 +228,18 @@ class DurationModel:
             median = self._shape(fit.fixed, fit.per_second, fit.gamma, prior.delta, work, kind)
             # Parameter uncertainty shrinks with samples; extrapolating beyond the tiers and
             # lengths seen adds some.
-            reach = _outside(_log_pixels(work, kind), fit.pixels) * 0.5 + _outside(
+            reach = _outside(_log_pixels(work, kind), fit.pixels) * REACH_PIXELS + _outside(
                 math.log1p(work.seconds or 0.0), fit.seconds
-            ) * 0.5
+            ) * REACH_SECONDS
+            noise = self._noise_of(kind)
             shape = self._shape_of(kind)
             if len(shape) < MIN_SHAPE:
-                sigma = math.sqrt(fit.noise**2 * (1 + 1 / fit.n) + reach**2)
+                sigma = math.sqrt(noise**2 * (1 + 1 / fit.n) + reach**2)
                 return Prediction(median, max(MIN_SIGMA, sigma), fit.n)
             # The residuals seen (pooled over the kind's models) give the shape; each is
             # smoothed by the usual kernel width plus what this model's fit is unsure of.
             kernel = 0.9 * statistics.pstdev(shape) * len(shape) ** -0.2
-            sigma = math.sqrt(kernel**2 + fit.noise**2 / fit.n + reach**2)
+            sigma = math.sqrt(kernel**2 + noise**2 / fit.n + reach**2)
             # Its quantiles stand for it: the same shape at a fixed, small cost per poll.
             if len(shape) > SHAPE_POINTS:
                 shape = tuple(statistics.quantiles(shape, n=SHAPE_POINTS + 1, method="inclusive"))
@@ -263,9 +266,24 @@ class DurationModel:
             self._refit(name)
 
     def _shape_of(self, kind: str | None) -> tuple[float, ...]:
+        """The kind's residuals, each model's widened for the fit it came from (a model's own
+        fit sits closer to its samples than to its next task: by ``sqrt(n / (n - 1))``)."""
         return tuple(
-            r for m, rs in self._residuals.items() if self._kinds.get(m) == kind for r in rs
+            r * math.sqrt(n / (n - 1))
+            for m, rs in self._residuals.items()
+            if self._kinds.get(m) == kind and (n := self._fits[m].n) > 1
+            for r in rs
         )
+
+    def _noise_of(self, kind: str | None) -> float:
+        """The spread of one task about its model's fit, pooled over the kind's models (each
+        model's first task only fixes its fit, so counts ``n - 1``) and held to the prior."""
+        squares, freedom = NOISE_WEIGHT * NOISE_PRIOR**2, NOISE_WEIGHT
+        for m, fit in self._fits.items():
+            if self._kinds.get(m) == kind and fit.n > 1:
+                squares += fit.noise**2 * fit.n
+                freedom += fit.n - 1
+        return math.sqrt(squares / freedom)
 
     def _add(self, sample: DurationSample) -> bool:
         if sample.seconds <= 0 or not sample.work.model:
@@ -295,11 +313,17 @@ class DurationModel:
             prior.fixed * self.scale, prior.per_second * self.scale, prior.gamma, prior.delta,
             work, kind,
         )
-        # The kind's other models, compared with the same prior, say how this service runs.
+        # The kind's other models, compared with the same prior on the work they did, say how
+        # this service runs (whole durations, not ``fixed`` alone: a fit may split them
+        # differently from the prior).
         ratios = [
-            math.log(f.fixed / prior.fixed / self.scale)
+            math.log(
+                self._shape(f.fixed, f.per_second, f.gamma, prior.delta, f.typical, kind)
+                / self._shape(prior.fixed * self.scale, prior.per_second * self.scale,
+                              prior.gamma, prior.delta, f.typical, kind)
+            )
             for m, f in self._fits.items()
-            if self._kinds.get(m) == kind and prior.fixed > 0 and f.fixed > 0
+            if self._kinds.get(m) == kind
         ]
         if ratios:
             return Prediction(median * math.exp(statistics.fmean(ratios)), prior.sigma * 0.8, 0)
@@ -330,10 +354,7 @@ class DurationModel:
             for s in samples
         ]
         self._residuals[model] = tuple(errors[-SHAPE_PER_MODEL:])
-        noise = math.sqrt(
-            (sum(e * e for e in errors) + NOISE_WEIGHT * NOISE_PRIOR**2)
-            / (len(errors) + NOISE_WEIGHT)
-        )
+        noise = math.sqrt(statistics.fmean(e * e for e in errors))  # pooled in _noise_of
         lengths = [math.log1p(s.work.seconds or 0.0) for s in samples]
         pixels = [s.work.pixels for s in samples if s.work.pixels]
         seconds = [s.work.seconds for s in samples if s.work.seconds is not None]

@@ -5,14 +5,16 @@ task was submitted and returns how long to sleep before the next poll. Its forec
 :class:`~genlab.client.Prediction`) is asked afresh at every step, so in a ``map`` or a
 ``compare`` the first completions reshape the schedule of the tasks still running.
 
-The rule: the next poll is the earliest moment ``s`` at which ``(s - now)**2 * hazard(s)``
-reaches ``2 * lag_cost``, where ``hazard(s)`` is the chance per second of the task finishing
-just after ``s``. This is the spacing that minimises ``lag_cost * requests + expected lag``:
-polls crowd where the task is likely to finish (how closely depends on the learned spread, not
-on a fixed fraction), and thin out before it is due and late in the tail. Where the chance of
-finishing within ``min_gap`` reaches ``dense_chance``, polls come every ``min_gap``, so the
-likely band is covered evenly and no finish there waits longer than that. Gaps stay between
-``min_gap`` and ``max_gap`` (a long task still shows progress now and then).
+The rule has two parts. Across the likely band (the forecast's ``edge`` to ``1 - edge``
+quantiles, so as wide as the learned spread says, not a fixed fraction) polls come every
+``min_gap``: no finish there waits longer than that, and the first poll in the band comes one
+gap after it opens. Outside it (before the band, and in the tail of a task running late) the
+next poll is the earliest moment ``s`` at which ``(s - now)**2 * hazard(s)`` reaches
+``2 * lag_cost``, where ``hazard(s)`` is the chance per second of the task finishing just after
+``s``: the spacing that minimises ``lag_cost * requests + expected lag``, so polls thin out
+before a task is due and late in its tail. A forecast resting only on a prior is swept with
+``prior_gap`` between its ``prior_edge`` quantiles (0: not swept, only the hazard rule). Gaps
+stay within ``max_gap`` (a long task still shows progress now and then).
 
 Someone waiting for one task is watching it; a batch (``map``, ``compare``) is watched as a
 whole, so :meth:`PollSchedule.for_batch` trades a little lag for fewer requests.
@@ -36,6 +38,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -55,23 +58,28 @@ class PollSchedule:
     Attributes:
         forecast: the predicted duration from creation, or a callable asked at every step.
         scale: multiplies ``lag_cost``, ``min_gap``, ``max_gap`` and ``queue_seconds``.
-        lag_cost: seconds of lag one request is worth; smaller polls more densely.
-        min_gap: the shortest delay between polls.
+        lag_cost: seconds of lag one request is worth outside the band; smaller polls more
+            densely.
+        min_gap: the delay between polls across a learned forecast's likely band (the
+            longest wait a finish there sees), and the shortest delay anywhere.
+        prior_gap: the same for a forecast resting only on a prior.
+        edge: a learned forecast's band runs from its ``edge`` to its ``1 - edge`` quantile.
+        prior_edge: the same for a prior (0: a prior's band is not swept).
         max_gap: the longest delay between polls.
         queue_seconds: how long a task usually waits ``queued``; longer pushes the forecast.
-        dense_chance: poll every ``min_gap`` where the chance of finishing within it is at
-            least this (0: never force it).
-        jitter: each delay is multiplied by a random factor in ``1 ± jitter``, so the tasks
-            of a batch do not poll in lockstep.
+        jitter: delays are shortened (in the band) or moved (outside it) by a random fraction
+            up to this, so the tasks of a batch do not poll in lockstep.
     """
 
     forecast: Forecast
     scale: float = 1.0
     lag_cost: float = 0.02
-    min_gap: float = 0.35
+    min_gap: float = 0.3
+    prior_gap: float = 0.6
+    edge: float = 0.03
+    prior_edge: float = 0.0
     max_gap: float = 30.0
     queue_seconds: float = 1.0
-    dense_chance: float = 0.03
     jitter: float = 0.05
     rng: random.Random = field(default_factory=random.Random, repr=False)
     polls: int = field(default=0, init=False)
@@ -79,8 +87,13 @@ class PollSchedule:
 
     @classmethod
     def for_batch(cls, forecast: Forecast, *, scale: float = 1.0) -> PollSchedule:
-        """The schedule of a task in a batch: about half the requests, a little more lag."""
-        return cls(forecast, scale=scale, lag_cost=0.05, min_gap=0.8, dense_chance=0.05)
+        """The schedule of a task in a batch: fewer requests, a little more lag.
+
+        A batch's first tasks rest on priors, so their band is swept too (its central 80 %):
+        otherwise the first task of each model would be the slow one of the batch.
+        """
+        return cls(forecast, scale=scale, lag_cost=0.05, min_gap=0.9, prior_gap=0.8,
+                   edge=0.05, prior_edge=0.1)
 
     def observe(self, status: str, elapsed: float) -> None:
         """Tell the schedule what a poll at ``elapsed`` seconds showed."""
@@ -104,25 +117,32 @@ class PollSchedule:
         if hint is not None and hint >= 0:
             return max(MIN_DELAY, min(hint, MAX_HINT))
         current = self.prediction()
+        learned = current.samples > 0
+        gap = (self.min_gap if learned else self.prior_gap) * self.scale
+        edge = self.edge if learned else self.prior_edge
+        start, end = (
+            (current.quantile(edge), current.quantile(1.0 - edge)) if edge > 0 else (math.inf,) * 2
+        )
+        if start <= elapsed < end:  # the likely band: swept evenly, one gap at a time
+            wobble = 1.0 - self.jitter * self.rng.random() if self.jitter else 1.0
+            return max(MIN_DELAY, gap * wobble)
         # Overdue, a second of lag matters less: the cost of lag shrinks as the wait grows.
         stretch = max(1.0, (elapsed - current.offset) / (current.likely_end() - current.offset))
-        delay = self._hazard_step(current.widened(elapsed), elapsed, stretch)
+        delay = self._hazard_step(current.widened(elapsed), elapsed, stretch, gap)
+        if elapsed < start:  # the band's first poll comes one gap after it opens
+            delay = min(delay, start + gap - elapsed)
         wobble = 1.0 + self.jitter * (2.0 * self.rng.random() - 1.0) if self.jitter else 1.0
-        low, high = self.min_gap * self.scale, self.max_gap * self.scale
-        return max(MIN_DELAY, low, min(delay * wobble, high))
+        low = min(self.min_gap, self.prior_gap) * self.scale * (1 - self.jitter)
+        return max(MIN_DELAY, low, min(delay * wobble, self.max_gap * self.scale))
 
-    def _hazard_step(self, forecast: Prediction, now: float, stretch: float) -> float:
+    def _hazard_step(self, forecast: Prediction, now: float, stretch: float, low: float) -> float:
         """The smallest gap ``d`` in [min_gap, max_gap] with ``d**2 * hazard(now + d)`` at
         least ``2 * lag_cost * stretch``: grow geometrically until it holds, then bisect."""
         target = 2.0 * self.lag_cost * self.scale * stretch
-        low, high = self.min_gap * self.scale, self.max_gap * self.scale
-
-        # A forecast resting only on a prior is too unsure for an evenly covered band to pay.
-        dense = self.dense_chance if forecast.samples > 0 else 0.0
+        high = self.max_gap * self.scale
 
         def enough(gap: float) -> bool:
-            h = forecast.hazard(now + gap)
-            return gap * gap * h >= target or h * low >= dense > 0
+            return gap * gap * forecast.hazard(now + gap) >= target
 
         if enough(low):
             return low
