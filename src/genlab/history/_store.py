@@ -392,11 +392,22 @@ class Journal:
         """Insert finished rows in one transaction (imports, tests, benchmarks)."""
         now = time.time()
         names = [c.name for c in TASKS.columns]
-        values = [{c: row.get(c, now if c == "updated_at" else None) for c in names}
+        values = [tuple(row.get(c, now if c == "updated_at" else None) for c in names)
                   for row in rows]
         if values:
             with self._write() as db:
-                db.execute(sa.insert(TASKS), values)
+                if self.backend == "sqlite":  # the driver's executemany on plain tuples: ~2x
+                    # the rows per second of SQLAlchemy's per-row parameter processing
+                    quote = db.dialect.identifier_preparer.quote
+                    cursor = db.connection.driver_connection.cursor()  # type: ignore[union-attr]
+                    cursor.executemany(
+                        f"INSERT INTO tasks ({', '.join(quote(c) for c in names)}) "
+                        f"VALUES ({', '.join('?' * len(names))})",
+                        values,
+                    )
+                else:  # SQLAlchemy batches rows into multi-row INSERTs for PostgreSQL
+                    db.execute(sa.insert(TASKS), [dict(zip(names, v, strict=True))
+                                                  for v in values])
         return len(values)
 
     def unfinished(self) -> list[Mapping[str, Any]]:
