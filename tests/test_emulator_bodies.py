@@ -25,6 +25,7 @@ import httpx
 import psutil
 import pytest
 
+from _loopback import serving
 from genlab.emulator import EmulatorHandle, create_app, start
 from genlab.emulator._jsonparse import OFFLOAD_BYTES, Body
 
@@ -165,16 +166,8 @@ class Sources(httpserver.BaseHTTPRequestHandler):
 @pytest.fixture
 def sources() -> Iterator[str]:
     Sources.active = Sources.most = 0
-    httpd = httpserver.ThreadingHTTPServer(("127.0.0.1", 0), Sources)
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(10)
+    with serving(Sources) as url:
+        yield url
 
 
 def images(urls: list[str]) -> dict[str, Any]:

@@ -25,6 +25,7 @@ import httpx
 import pytest
 
 import genlab
+from _loopback import serving
 from genlab import InvalidParameterError
 from genlab.emulator import EmulatorHandle, create_app, samples, start
 
@@ -198,16 +199,8 @@ class Endless(httpserver.BaseHTTPRequestHandler):
 
 @contextmanager
 def endless_server() -> Iterator[str]:
-    httpd = httpserver.ThreadingHTTPServer(("127.0.0.1", 0), Endless)
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(10)
+    with serving(Endless) as url:
+        yield url
 
 
 def test_endless_references_are_cut_at_their_cap_and_leave_nothing(

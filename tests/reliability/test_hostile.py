@@ -28,12 +28,13 @@ import httpx
 import psutil
 
 import genlab
+from _loopback import serving
 from genlab import InvalidParameterError
 from genlab.client import data_uri
 from genlab.emulator import samples
 from genlab.emulator._jsonparse import OFFLOAD_BYTES
 
-from ._support import KEY, LOOPBACK, MB, Served, rss_mb, serve, stop_process
+from ._support import KEY, MB, Served, rss_mb, serve, stop_process
 from .conftest import Scale
 from .figures import Figures, Section
 
@@ -235,16 +236,8 @@ class _Endless(httpserver.BaseHTTPRequestHandler):
 
 @contextmanager
 def endless() -> Iterator[str]:
-    httpd = httpserver.ThreadingHTTPServer((LOOPBACK, 0), _Endless)
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://{LOOPBACK}:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(10)
+    with serving(_Endless) as url:
+        yield url
 
 
 def folder_bytes(folder: Path) -> int:
