@@ -14,7 +14,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -142,15 +141,8 @@ def other_server(path: str, body: bytes) -> Iterator[str]:
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-    httpd = httpserver.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(10)
+    with serving(Handler) as url:
+        yield url
 
 
 def test_media_urls_are_its_own_only_at_its_own_host_and_port(http: httpx.Client) -> None:

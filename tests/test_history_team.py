@@ -316,3 +316,25 @@ def test_a_history_in_use_is_not_closed_under_another_reader(history_location: s
     a.close()
     assert b.df().empty
     b.close()
+
+
+def test_a_downgrade_is_refused_and_keeps_every_row(tmp_path: Path) -> None:
+    from alembic import command
+    from alembic.config import Config
+
+    from genlab.history._migrate import SCRIPTS
+
+    path = tmp_path / "h.sqlite"
+    with sqlite3.connect(path) as db:
+        db.executescript(OLD_SCHEMA)
+    History(path).close()  # upgraded to the newest revision
+    history = History(path)
+    config = Config()
+    config.set_main_option("script_location", str(SCRIPTS))
+    with history.engine.begin() as connection:
+        config.attributes["connection"] = connection
+        with pytest.raises(RuntimeError, match="never downgraded"):
+            command.downgrade(config, "base")
+    assert history.df()["task_id"].tolist() == ["t-old"]
+    assert history.query("SELECT version_num FROM alembic_version") == [{"version_num": "0002"}]
+    history.close()

@@ -12,24 +12,22 @@ import hashlib
 import json
 import logging
 import os
-import threading
 import time
 import uuid
-import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import sqlalchemy as sa
 
 from genlab._wire import TERMINAL_STATUSES, Task, TaskRecord, VideoResult
 from genlab.client import DurationSample, PastResult, Reused, SubmitEntry, Work, day_limit_error
+from genlab.history._database import Database
 from genlab.history._leases import Leases
-from genlab.history._location import DEFAULT_PATH, connect, locate
-from genlab.history._migrate import upgrade
-from genlab.history._pending import append, merge, open_error, read, side_file
+from genlab.history._location import DEFAULT_PATH, locate
+from genlab.history._pending import append, merge, read, side_file
 from genlab.history._schema import EVENTS, REUSES, TASKS
 from genlab.history._who import Who
 
@@ -61,8 +59,8 @@ def _unfinished() -> sa.ColumnElement[bool]:
     )
 
 
-class Journal:
-    """The storage side of :class:`genlab.History`: the journal protocol and raw queries.
+class Journal(Database):
+    """The storage side of :class:`genlab.History`: the journal protocol, tags and leases.
 
     Args:
         location: a path, ``sqlite:///path`` or ``postgresql://user@host/db``; None reads
@@ -79,15 +77,7 @@ class Journal:
         project: str | None = None,
         lease_seconds: float = 60.0,
     ) -> None:
-        self.where = locate(location)
-        self._lock = threading.RLock()
-        try:
-            self._engine = connect(self.where)
-            # A history dropped without close() still closes its database connections.
-            weakref.finalize(self, self._engine.dispose)
-            upgrade(self._engine)
-        except (sa.exc.SQLAlchemyError, OSError) as exc:
-            raise open_error(self.where.shown, exc, sqlite=self.where.path is not None) from exc
+        super().__init__(location)
         self.who = Who.here(project)
         self._tag: str | None = None
         self._leases = Leases(self._write, self.who.user, self.who.host, lease_seconds)
@@ -97,15 +87,6 @@ class Journal:
     def path(self) -> Path:
         """The SQLite file (for a PostgreSQL history: its local side file's folder)."""
         return self.where.path if self.where.path is not None else self.pending_file.parent
-
-    @property
-    def location(self) -> str:
-        """Where the history lives, as it may be shown (a database's password hidden)."""
-        return self.where.shown
-
-    @property
-    def backend(self) -> Literal["sqlite", "postgresql"]:
-        return self.where.backend
 
     @property
     def pending_file(self) -> Path:
@@ -132,60 +113,10 @@ class Journal:
                 self.pending_file, exc,
             )
 
-    # --- plumbing ----------------------------------------------------------------------
-
-    @contextmanager
-    def _write(self) -> Iterator[sa.Connection]:
-        """One write transaction (on SQLite it holds the file's write lock from the start)."""
-        with self._lock, self._engine.connect().execution_options(genlab_write=True) as db:
-            with db.begin():
-                yield db
-
-    @contextmanager
-    def _read(self) -> Iterator[sa.Connection]:
-        with self._lock, self._engine.connect() as db, db.begin():
-            yield db
-
-    def rows(self, statement: sa.Executable) -> list[sa.Row[Any]]:
-        """Run a SELECT built with SQLAlchemy Core; its rows."""
-        with self._read() as db:
-            return list(db.execute(statement))
-
-    def tuples(self, statement: sa.Executable) -> list[tuple[Any, ...]]:
-        """Run a SELECT; its rows as the driver's plain tuples (for bulk reads: ``df()``)."""
-        with self._read() as db:
-            result = db.execute(statement)
-            try:  # the driver's own rows: numpy reads tuples ~15x faster than Row objects
-                return list(result.cursor.fetchall()) if result.cursor else []
-            finally:
-                result.close()
-
-    def query(
-        self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()
-    ) -> list[Mapping[str, Any]]:
-        """Run one SQL statement (``?`` or ``:name`` placeholders); its rows as mappings."""
-        if not isinstance(params, Mapping):
-            parts = sql.split("?")
-            sql = "".join(f"{p}:p{i}" for i, p in enumerate(parts[:-1])) + parts[-1]
-            params = {f"p{i}": v for i, v in enumerate(params)}
-        reading = sql.lstrip()[:6].upper() in ("SELECT", "PRAGMA")
-        with self._read() if reading else self._write() as db:
-            result = db.execute(sa.text(sql), dict(params))
-            return [dict(r) for r in result.mappings()] if result.returns_rows else []
-
-    @property
-    def engine(self) -> sa.Engine:
-        return self._engine
-
-    @property
-    def lock(self) -> threading.RLock:
-        return self._lock
-
     def close(self) -> None:
         """Hand this process's leases back (another may resume its tasks at once), then close."""
         self._leases.release()
-        with self._lock:
-            self._engine.dispose()
+        super().close()
 
     # --- tags --------------------------------------------------------------------------
 

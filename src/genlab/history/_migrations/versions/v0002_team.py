@@ -27,4 +27,5 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    raise NotImplementedError("genlab's history is never downgraded: its rows would be lost")
+    # Refused on purpose: a downgrade would drop columns, and with them recorded runs.
+    raise RuntimeError("genlab's history is never downgraded: its rows would be lost")
