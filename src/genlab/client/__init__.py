@@ -31,13 +31,6 @@ from genlab.client._download import extension_for
 from genlab.client._durations import DurationModel, DurationSample, Work
 from genlab.client._files import data_uri, safe_filename
 from genlab.client._forecast import Prediction
-from genlab.client._journal import (
-    JournalEntry,
-    MemoryJournal,
-    SpendJournal,
-    SubmitEntry,
-    TaskJournal,
-)
 from genlab.client._media import MAX_MEDIA_BYTES
 from genlab.client._polling import PollSchedule
 from genlab.client._reuse import PastResult, Reused, ReusedRecord, ReusedTask
@@ -61,6 +54,13 @@ from genlab.client._types import (
     TaskRef,
     TaskStatus,
     VideoResult,
+)
+from genlab.client.journal import (
+    JournalEntry,
+    MemoryJournal,
+    SpendJournal,
+    SubmitEntry,
+    TaskJournal,
 )
 
 __all__ = [

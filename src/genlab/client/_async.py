@@ -38,7 +38,6 @@ from genlab.client._config import ClientConfig, ConfigOptions, resolve_config
 from genlab.client._download import download_task
 from genlab.client._durations import DurationModel, DurationSample, Work
 from genlab.client._ids import check_task_id, task_path
-from genlab.client._journal import JournalWriter, MemoryJournal, SubmitEntry, TaskJournal
 from genlab.client._media_api import MediaMethods
 from genlab.client._polling import PollSchedule
 from genlab.client._reuse import PastResult, ReusedRecord
@@ -54,6 +53,7 @@ from genlab.client._waiting import (
     poll_until_done,
     unreadable_at_deadline,
 )
+from genlab.client.journal import JournalWriter, MemoryJournal, SubmitEntry, TaskJournal
 
 logger = logging.getLogger("genlab")
 

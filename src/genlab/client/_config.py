@@ -17,7 +17,7 @@ import httpx
 
 from genlab._errors import ConfigurationError
 from genlab.client._budget import Budget
-from genlab.client._journal import TaskJournal
+from genlab.client.journal import TaskJournal
 
 BASE_URL_ENV = "GENLAB_BASE_URL"
 API_KEY_ENV = "GENLAB_API_KEY"

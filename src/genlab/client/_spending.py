@@ -31,7 +31,6 @@ from genlab._errors import (
 )
 from genlab.catalog import RequestBase, content_address
 from genlab.client._budget import Budget, BudgetGuard, Hold, day_limit_error
-from genlab.client._journal import JournalWriter, SpendJournal, SubmitEntry, TaskJournal
 from genlab.client._media import stream_media
 from genlab.client._reuse import (
     PastResult,
@@ -43,6 +42,7 @@ from genlab.client._reuse import (
 )
 from genlab.client._transport import Http
 from genlab.client._types import Task, TaskRecord
+from genlab.client.journal import JournalWriter, SpendJournal, SubmitEntry, TaskJournal
 
 logger = logging.getLogger("genlab")
 

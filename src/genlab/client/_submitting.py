@@ -25,9 +25,9 @@ from genlab._errors import (
 )
 from genlab._wire import KINDS
 from genlab.catalog import RequestBase, declared_fields, estimate_credits, validate
-from genlab.client._journal import DurationKey, JournalWriter, SubmitEntry, TaskJournal
 from genlab.client._transport import Http
 from genlab.client._types import Kind, RequestLike, Task
+from genlab.client.journal import DurationKey, JournalWriter, SubmitEntry, TaskJournal
 
 logger = logging.getLogger("genlab")
 

@@ -24,12 +24,12 @@ from genlab.client._async import AsyncClient
 from genlab.client._budget import Budget
 from genlab.client._config import ClientConfig, ClientOptions
 from genlab.client._files import FileLike
-from genlab.client._journal import TaskJournal
 from genlab.client._media import MAX_MEDIA_BYTES
 from genlab.client._reuse import PastResult
 from genlab.client._runner import Runner, shutdown, shutdown_soon
 from genlab.client._types import Kind, Outcome, RequestLike, Task, TaskRecord, TaskRef
 from genlab.client._waiting import OnUpdate
+from genlab.client.journal import TaskJournal
 
 
 class Client:

@@ -23,7 +23,14 @@ from typing import Any
 import sqlalchemy as sa
 
 from genlab._wire import TERMINAL_STATUSES, Task, TaskRecord, VideoResult
-from genlab.client import DurationSample, PastResult, Reused, SubmitEntry, Work, day_limit_error
+from genlab.client.journal import (
+    DurationSample,
+    PastResult,
+    Reused,
+    SubmitEntry,
+    Work,
+    day_limit_error,
+)
 from genlab.history._database import Database
 from genlab.history._leases import Leases
 from genlab.history._location import DEFAULT_PATH, locate

@@ -1,4 +1,6 @@
-"""The task journal: what the client tells a history about every submission, and asks it back.
+"""The journal interface: what the client tells a history about every submission, and what a
+history (``genlab.history``) implements and imports. This module is the documented interface
+for sibling packages; people use ``genlab.client`` (the user's API) instead.
 
 The client calls a :class:`TaskJournal` at each step of a task's life, so that a submission
 whose answer was lost is never forgotten and its credits can be accounted for:
@@ -35,7 +37,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from genlab.client._budget import day_limit_error
-from genlab.client._durations import DurationSample
+from genlab.client._durations import DurationSample, Work
 from genlab.client._reuse import PastResult, Reused
 from genlab.client._types import Task, TaskRecord
 
@@ -379,3 +381,20 @@ class MemoryJournal:
     def __repr__(self) -> str:
         with self._lock:
             return f"MemoryJournal(entries={len(self._entries)}, durations={len(self._durations)})"
+
+
+__all__ = [
+    "DurationKey",
+    "DurationSample",
+    "JournalEntry",
+    "JournalWriter",
+    "MemoryJournal",
+    "PastResult",
+    "Reused",
+    "SpendJournal",
+    "SubmitEntry",
+    "TaskJournal",
+    "Work",
+    "day_limit_error",
+    "recording",
+]
