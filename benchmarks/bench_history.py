@@ -22,7 +22,7 @@ from typing import Any
 
 from benchmarks._util import median_seconds, print_table, row
 from genlab._wire import Task, TaskRecord
-from genlab.client import SubmitEntry
+from genlab.client.journal import SubmitEntry
 from genlab.history import History
 
 MODELS = ("video-a", "video-b", "image-a", "image-d")

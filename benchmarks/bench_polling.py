@@ -51,7 +51,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.polling_oracle import Band, band_of, oracle_lag, oracle_requests  # noqa: E402
 from genlab import AsyncClient, TaskRecord  # noqa: E402
-from genlab.client import MemoryJournal, Task  # noqa: E402
+from genlab.client import Task
+from genlab.client.journal import MemoryJournal
 from genlab.comparison import plan  # noqa: E402
 from genlab.emulator import start  # noqa: E402
 

@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import genlab  # noqa: E402
 from benchmarks.bench_polling import API_KEY, emulator_process  # noqa: E402
-from genlab.client import MemoryJournal  # noqa: E402
+from genlab.client.journal import MemoryJournal
 from genlab.widgets import Background, TaskCard  # noqa: E402
 
 BODY: dict[str, Any] = {"model": "video-a", "resolution": "720P", "duration": 5}

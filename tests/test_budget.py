@@ -15,7 +15,8 @@ import httpx
 import pytest
 
 from genlab import APIError, AsyncClient, Client, CreditLimitError
-from genlab.client import Budget, MemoryJournal
+from genlab.client import Budget
+from genlab.client.journal import MemoryJournal
 from genlab.emulator import EmulatorHandle
 from genlab.history import History
 

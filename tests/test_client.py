@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import inspect
 import json
 import logging
 import subprocess
@@ -21,6 +22,7 @@ from genlab import (
     APIError,
     AsyncClient,
     AuthenticationError,
+    ConfigurationError,
     InvalidParameterError,
     InvalidPromptError,
     NotFoundError,
@@ -31,21 +33,11 @@ from genlab import (
     TaskRecord,
     TaskTimeoutError,
 )
-from genlab.client import (
-    ClientConfig,
-    ClientOptions,
-    ConfigOptions,
-    ConfigurationError,
-    MemoryJournal,
-    Outcome,
-    Secret,
-    SubmitEntry,
-    Task,
-    TaskStatus,
-    resolve_config,
-)
-from genlab.client._submitting import build_request
+from genlab.client import ClientConfig, ClientOptions, ConfigOptions, Outcome, Task, TaskStatus
+from genlab.client._config import Secret, resolve_config
+from genlab.client._prepare import build_request
 from genlab.client._transport import Http
+from genlab.client.journal import MemoryJournal, SubmitEntry
 
 VIDEO = {"model": "video-b", "prompt": "a fox in the snow", "duration": 4, "resolution": "480P"}
 IMAGE = {"model": "image-b", "prompt": "a red kite"}
@@ -118,7 +110,13 @@ def test_options_default_to_the_config_class_defaults() -> None:
 def test_both_clients_take_exactly_the_config_options() -> None:
     fields = {f.name for f in dataclasses.fields(ClientConfig)} - {"base_url", "api_key"}
     assert set(ConfigOptions.__annotations__) == fields
-    assert set(ClientOptions.__annotations__) == fields | {"transport", "history", "budget"}
+    own = {"transport", "history", "budget", "durations", "pacing"}
+    assert set(ClientOptions.__annotations__) == fields | own
+    keywords = {
+        name for name, p in inspect.signature(AsyncClient).parameters.items()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY
+    }
+    assert keywords == own  # the constructor's own options are the typed ones, no more
     options: dict[str, Any] = {
         "timeout": 12, "max_retries": 1, "wait_timeout": 5, "poll_scale": 0.5,
         "retry_wait_initial": 0.1, "retry_wait_max": 0.2, "retry_after_max": 3,

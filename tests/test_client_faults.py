@@ -27,7 +27,7 @@ from genlab import (
     TaskTimeoutError,
     UnreadableResponseError,
 )
-from genlab.client import MemoryJournal
+from genlab.client.journal import MemoryJournal
 from genlab.emulator import EmulatorHandle
 
 BODY = {"model": "image-b", "prompt": "a red kite"}

@@ -22,8 +22,10 @@ from genlab import (
     MediaError,
     UnreadableResponseError,
 )
-from genlab.client import MAX_MEDIA_BYTES, data_uri, safe_filename
-from genlab.client._files import MAX_FILENAME
+from genlab.client import data_uri
+from genlab.client._media import MAX_MEDIA_BYTES
+from genlab.client._uploads import MAX_FILENAME
+from genlab.client.journal import safe_filename
 from genlab.emulator import EmulatorHandle
 from genlab.emulator._render import render_image
 

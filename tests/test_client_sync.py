@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from genlab import Client, TaskRecord, TaskTimeoutError
-from genlab.client import ConfigurationError
+from genlab import Client, ConfigurationError, TaskRecord, TaskTimeoutError
 from genlab.emulator import EmulatorHandle
 
 IMAGE = {"model": "image-b", "prompt": "a red kite"}
@@ -132,3 +131,70 @@ def test_a_configuration_error_leaves_no_thread(monkeypatch: pytest.MonkeyPatch)
 def test_repr_masks_the_key(client: Client, client_key: str) -> None:
     assert client_key not in repr(client)
     assert "api_key='***'" in repr(client)
+
+
+def _public(cls: type) -> dict[str, Any]:
+    return {n: getattr(cls, n) for n in dir(cls) if not n.startswith("_")}
+
+
+def test_the_facade_has_every_async_method_with_the_same_signature() -> None:
+    import inspect
+
+    from genlab import AsyncClient
+
+    blocking, coroutines = _public(Client), _public(AsyncClient)
+    for name, method in coroutines.items():
+        if not inspect.iscoroutinefunction(method) or name == "aclose":
+            continue
+        assert name in blocking, f"Client has no {name}()"
+        assert inspect.signature(blocking[name]) == inspect.signature(method), name
+    for name in ("generate", "wait"):  # and the background twins take the same arguments
+        assert inspect.signature(blocking[f"{name}_future"]) == inspect.signature(
+            coroutines[name]
+        )
+    properties = {n for n, v in coroutines.items() if isinstance(v, property)}
+    assert properties <= set(blocking), properties - set(blocking)
+
+
+def test_a_closed_client_refuses_a_call_and_leaves_no_coroutine_behind(
+    client_server: EmulatorHandle, client_options: dict[str, Any]
+) -> None:
+    # filterwarnings=error turns a coroutine that was never awaited into a failure here.
+    import gc
+    import warnings
+
+    client = Client(client_server.base_url, client_server.api_key, **client_options)
+    client.close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for call in (lambda: client.find_reusable(IMAGE), lambda: client.generate(IMAGE),
+                     lambda: client.generate_future(IMAGE)):
+            with pytest.raises(RuntimeError, match="closed; create a new one"):
+                call()
+        gc.collect()
+
+
+def test_a_call_the_runner_stops_before_starting_is_refused_not_leaked_or_hung() -> None:
+    from genlab.client._sync import Runner
+
+    runner, started, release, made = Runner(), threading.Event(), threading.Event(), []
+
+    def busy_then_stop() -> None:  # the loop is busy, then stops with our call still queued
+        started.set()
+        release.wait(10)
+        runner.loop.stop()
+
+    async def work() -> int:
+        return 1
+
+    def make() -> Any:
+        made.append(True)
+        return work()
+
+    runner.loop.call_soon_threadsafe(busy_then_stop)
+    assert started.wait(10)
+    threading.Timer(0.1, release.set).start()
+    with pytest.raises(RuntimeError, match="closed; create a new one"):
+        runner.run(make)
+    assert made == []  # never made, so never left un-awaited
+    runner.stop()

@@ -22,9 +22,12 @@ from genlab import (
     RateLimitError,
     ServerError,
     SubmissionUncertainError,
+    TaskError,
     TaskFailedError,
 )
-from genlab.client import MemoryJournal, TaskError, TaskRecord, extension_for
+from genlab.client import TaskRecord
+from genlab.client._download import extension_for
+from genlab.client.journal import MemoryJournal
 
 KEY = "sk-tolerance-77aa01"
 IMAGE = {"model": "image-b", "prompt": "a red kite"}

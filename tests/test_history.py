@@ -14,7 +14,7 @@ import pytest
 import genlab
 from _children import kill_after_first_line
 from genlab import emulator
-from genlab.client import SubmitEntry
+from genlab.client.journal import SubmitEntry
 from genlab.history import History
 
 KEY = "history-test-key-5c1e"

@@ -13,7 +13,7 @@ import pytest
 
 import genlab
 from genlab import emulator, report
-from genlab.client import SubmitEntry
+from genlab.client.journal import SubmitEntry
 from genlab.history import SUMMARY_COLUMNS, History
 
 KEY = "summary-test-key-91ab"

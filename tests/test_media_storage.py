@@ -20,7 +20,8 @@ import pytest
 import genlab
 from _s3 import S3, S3_KEY_ID, S3_SECRET
 from genlab import report
-from genlab.client import MemoryJournal, ReusedRecord, media_size, read_media
+from genlab.client import ReusedRecord
+from genlab.client.journal import MemoryJournal, media_size, read_media
 from genlab.emulator import EmulatorHandle
 from genlab.history import History
 from genlab.widgets import Background, Studio

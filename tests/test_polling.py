@@ -20,21 +20,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from genlab import AsyncClient
-from genlab.client import (
-    DurationModel,
-    DurationSample,
-    MemoryJournal,
-    PollSchedule,
-    Prediction,
-    SubmitEntry,
-    Task,
-    TaskRecord,
-    Work,
-    resolve_config,
-)
+from genlab import AsyncClient, ConfigurationError
+from genlab.client import FixedPacing, Task, TaskRecord
+from genlab.client._config import resolve_config
+from genlab.client._durations import DurationModel
+from genlab.client._pacing import Pacer, PollSchedule, Prediction
 from genlab.client._transport import Http, poll_hint
-from genlab.client._waiting import poll_until_done
+from genlab.client.journal import DurationSample, MemoryJournal, SubmitEntry, Work
 
 P720, P1080, P480 = 1280 * 720, 1920 * 1080, 854 * 480
 
@@ -379,27 +371,70 @@ def record(status: str) -> TaskRecord:
     return TaskRecord(task_id="t1", status=status, model="video-a", kind="video")
 
 
-async def test_the_wait_loop_sleeps_as_the_service_hints() -> None:
-    answers = iter([(record("queued"), 3.0), (record("processing"), None),
-                    (record("processing"), 2.0), (record("succeeded"), None)])
-    last: list[float | None] = [None]
-    slept: list[float] = []
+class RecordingPacing:
+    """A pacing that polls at once and notes what each pacer was told."""
 
-    async def fetch() -> TaskRecord:
-        answer, last[0] = next(answers)
-        return answer
+    def __init__(self) -> None:
+        self.told: list[tuple[str | None, float | None, bool]] = []
 
-    async def sleep(seconds: float) -> None:
-        slept.append(seconds)
+    def pacer(self, work: Work, *, batch: bool) -> Pacer:
+        told = self.told
 
-    schedule = PollSchedule(Prediction(30.0, 0.1), jitter=0)
-    done = await poll_until_done(
-        "t1", fetch, schedule=schedule, elapsed=lambda _r: 0.0, limit=60.0,
-        on_change=lambda _r: None, hint=lambda: last[0], sleep=sleep,
+        class Noting:
+            def next_delay(self, record: TaskRecord | None, elapsed: float,
+                           hint: float | None) -> float:
+                told.append((record.status if record is not None else None, hint, batch))
+                return 0.0
+
+        return Noting()
+
+
+def service_with_hints(answers: list[tuple[str, str | None]]) -> httpx.MockTransport:
+    """A service unlike the emulator: some task queries carry a polling hint, some do not."""
+    queue = iter(answers)
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        if request.method == "POST":
+            return httpx.Response(200, json={"task_id": "t1", "model": "video-a",
+                                             "created_at": "2026-01-01T00:00:00Z"})
+        status, hint = next(queue)
+        body: dict[str, Any] = {"task_id": "t1", "status": status, "model": "video-a",
+                                "created_at": "2026-01-01T00:00:00Z"}
+        if status == "succeeded":
+            body["completed_at"] = "2026-01-01T00:00:30Z"
+            body["videos"] = [{"url": "https://cdn/x.mp4", "width": 1280, "height": 720,
+                               "duration": 5}]
+        return httpx.Response(200, json=body, headers={"Poll-After": hint} if hint else {})
+
+    return httpx.MockTransport(handle)
+
+
+async def test_the_pacer_is_told_each_record_with_the_hint_that_came_with_it() -> None:
+    pacing = RecordingPacing()
+    transport = service_with_hints(
+        [("queued", "3"), ("processing", None), ("processing", "2"), ("succeeded", None)]
     )
+    async with AsyncClient("http://service", "k", transport=transport, pacing=pacing) as client:
+        done = await client.generate(model="video-a", prompt="a fox")
     assert done.succeeded
-    assert slept[0] == 3.0 and slept[2] == 2.0
-    assert slept[1] == schedule.next_delay(0.0)  # no hint: the schedule decides
+    assert pacing.told == [("queued", 3.0, False), ("processing", None, False),
+                           ("processing", 2.0, False)]
+
+
+async def test_a_batch_is_paced_as_a_batch() -> None:
+    pacing = RecordingPacing()
+    transport = service_with_hints([("processing", None), ("succeeded", None)])
+    async with AsyncClient("http://service", "k", transport=transport, pacing=pacing) as client:
+        [outcome] = await client.map([{"model": "video-a", "prompt": "a fox"}])
+    assert outcome.ok and pacing.told == [("processing", None, True)]
+
+
+def test_the_fixed_pacer_polls_at_its_interval_unless_the_service_hints() -> None:
+    pacer = FixedPacing(1.5).pacer(clip(), batch=True)
+    assert [pacer.next_delay(record("processing"), t, None) for t in (0.0, 1.5, 3.0)] == [1.5] * 3
+    assert pacer.next_delay(record("processing"), 4.5, 0.25) == 0.25
+    with pytest.raises(ConfigurationError, match="positive number of seconds"):
+        FixedPacing(0)
 
 
 @pytest.mark.parametrize(
@@ -446,13 +481,12 @@ def hinting_service(hint: str, answers: list[str]) -> Callable[[httpx.Request], 
     return handle
 
 
-async def test_the_transport_keeps_each_paths_hint_for_one_read() -> None:
+async def test_the_transport_returns_the_hint_with_the_answer() -> None:
     transport = httpx.MockTransport(hinting_service("2.5", ["processing"]))
     http = Http(resolve_config("http://service", "k"), transport)
     try:
-        await http.get("/v1/videos/tasks/t1", dict, what="record")
-        assert http.take_hint("/v1/videos/tasks/t1") == 2.5
-        assert http.take_hint("/v1/videos/tasks/t1") is None
+        reply = await http.get("/v1/videos/tasks/t1", dict, what="record")
+        assert reply.hint == 2.5 and reply.value["status"] == "processing"
     finally:
         await http.aclose()
 

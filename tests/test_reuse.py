@@ -15,7 +15,9 @@ from PIL import Image
 
 from genlab import AsyncClient, Client, TaskRecord
 from genlab.catalog import content_address, validate
-from genlab.client import MemoryJournal, Reused, ReusedRecord, ReusedTask
+from genlab.client import ReusedRecord
+from genlab.client._reuse import ReusedTask
+from genlab.client.journal import MemoryJournal, Reused
 from genlab.emulator import EmulatorHandle
 from genlab.history import History
 
@@ -186,7 +188,7 @@ def test_an_uploaded_reference_is_identified_by_its_bytes(
         again_url = client.upload(png, "ref.png")  # the same bytes: a new URL
         again = client.generate({**body, "reference_images": [{"url": again_url}]}, reuse=True)
         other_url = client.upload(png + b"\0", "ref.png")  # one byte more
-        digests = dict(client.aio._media_digests)
+        digests = dict(client.aio._life.reuse.media_digests)
     assert again_url != first_url
     assert isinstance(again, ReusedRecord) and again.task_id == first.task_id
     assert len(client_server.ledger()) == 1

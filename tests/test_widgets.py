@@ -24,8 +24,9 @@ import ipywidgets as widgets
 import pytest
 
 import genlab
-from genlab.catalog import CATALOG, OMIT, Mode, form_fields
-from genlab.client import MemoryJournal, TaskJournal, TaskRecord
+from genlab.catalog import CATALOG, OMIT, Mode, RequestBase, form_fields
+from genlab.client import TaskRecord
+from genlab.client.journal import MemoryJournal, TaskJournal
 from genlab.emulator import EmulatorHandle, start
 from genlab.widgets import (
     Background,
@@ -561,6 +562,13 @@ def test_import_genlab_does_not_import_ipywidgets() -> None:
 # --- the client the widgets need, and their background work -------------------------------
 
 
+def model_of(request_or_body: Mapping[str, Any] | RequestBase) -> str:
+    """The model a fake client was asked for: the Studio hands over validated requests."""
+    if isinstance(request_or_body, RequestBase):
+        return request_or_body.model_name
+    return str(request_or_body["model"])
+
+
 class MemoryClient:
     """A StudioClient without a service: every task succeeds at once with one saved video."""
 
@@ -576,14 +584,14 @@ class MemoryClient:
 
     def generate_future(
         self,
-        request_or_body: Mapping[str, Any],
+        request_or_body: Mapping[str, Any] | RequestBase,
         /,
         *,
         on_update: Callable[[TaskRecord], object] | None = None,
         reuse: bool | None = None,
     ) -> concurrent.futures.Future[TaskRecord]:
         record = TaskRecord(
-            task_id="task-big", status="succeeded", model=str(request_or_body["model"]),
+            task_id="task-big", status="succeeded", model=model_of(request_or_body),
             videos=[{"url": "memory://task-big.mp4", "cover_url": "memory://task-big.png"}],
         )
         if on_update is not None:

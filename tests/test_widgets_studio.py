@@ -18,7 +18,9 @@ import ipywidgets as widgets
 import pytest
 
 import genlab
-from genlab.client import MemoryJournal, TaskJournal, TaskRecord
+from genlab.catalog import RequestBase
+from genlab.client import TaskRecord
+from genlab.client.journal import MemoryJournal, TaskJournal
 from genlab.emulator import EmulatorHandle, start
 from genlab.widgets import Background, Studio, TaskCard
 
@@ -170,6 +172,13 @@ def test_reset_flashes_nothing(studio: Studio) -> None:
 # --- the task list --------------------------------------------------------------------------
 
 
+def model_of(request_or_body: Mapping[str, Any] | RequestBase) -> str:
+    """The model a fake client was asked for: the Studio hands over validated requests."""
+    if isinstance(request_or_body, RequestBase):
+        return request_or_body.model_name
+    return str(request_or_body["model"])
+
+
 class SlowClient:
     """A StudioClient whose tasks run until a wait is resumed; then they succeed."""
 
@@ -185,14 +194,14 @@ class SlowClient:
 
     def generate_future(
         self,
-        request_or_body: Mapping[str, Any],
+        request_or_body: Mapping[str, Any] | RequestBase,
         /,
         *,
         on_update: Callable[[TaskRecord], object] | None = None,
         reuse: bool | None = None,
     ) -> concurrent.futures.Future[TaskRecord]:
         record = TaskRecord(task_id=f"task-{len(self.resumed)}", status="processing",
-                            model=str(request_or_body["model"]))
+                            model=model_of(request_or_body))
         if on_update is not None:
             on_update(record)
         return concurrent.futures.Future()  # never resolves by itself

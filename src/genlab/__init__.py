@@ -35,18 +35,10 @@ from genlab._errors import (
     UnreadableResponseError,
 )
 from genlab._version import __version__ as __version__
+from genlab._wire import TaskError
 from genlab.catalog import CATALOG, GenerationRequest, Mode, estimate_credits, validate
-from genlab.client import (
-    AsyncClient,
-    Budget,
-    Client,
-    ImageResult,
-    Reused,
-    Task,
-    TaskError,
-    TaskRecord,
-    VideoResult,
-)
+from genlab.client import AsyncClient, Budget, Client, ImageResult, Task, TaskRecord, VideoResult
+from genlab.client.journal import Reused
 
 if typing.TYPE_CHECKING:
     from genlab.comparison import Comparison, compare

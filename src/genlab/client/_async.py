@@ -1,4 +1,5 @@
-"""The asynchronous client: submit, get, wait, generate, download and map.
+"""The asynchronous client: the user's methods, each a few lines over the generation's
+lifecycle (:mod:`genlab.client._lifecycle`) and its collaborators.
 
 Example:
     async with genlab.AsyncClient() as client:
@@ -10,69 +11,69 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import inspect
 import logging
 import os
-import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Unpack
 
 import httpx
 
-from genlab._errors import (
-    APIConnectionError,
-    ConfigurationError,
-    MediaError,
-    NotFoundError,
-    RateLimitError,
-    ServerError,
-    TaskFailedError,
-    TaskTimeoutError,
-    UnreadableResponseError,
-)
+from genlab._errors import ConfigurationError, MediaError
 from genlab._wire import KINDS
+from genlab.catalog import RequestBase
 from genlab.client._batch import run_many
-from genlab.client._budget import Budget
+from genlab.client._budget import Budget, Purse
 from genlab.client._config import ClientConfig, ConfigOptions, resolve_config
 from genlab.client._download import download_task
-from genlab.client._durations import DurationModel, DurationSample, Work
-from genlab.client._ids import check_task_id, task_path
-from genlab.client._media_api import MediaMethods
-from genlab.client._polling import PollSchedule
-from genlab.client._reuse import PastResult, ReusedRecord
-from genlab.client._spending import Spending, SpendingMethods
+from genlab.client._durations import DurationModel
+from genlab.client._lifecycle import WAIT_SETTLE, Generations
+from genlab.client._media import MAX_MEDIA_BYTES, fetch_media
+from genlab.client._pacing import ForecastPacing, Pacing
+from genlab.client._prepare import prepare
+from genlab.client._reuse import PastResult, Reuse, ReusedRecord
 from genlab.client._storage import copy_media, media_location
-from genlab.client._submitting import Submitted, prepare_request, submit_once
-from genlab.client._transport import Http
-from genlab.client._types import Kind, Outcome, RequestLike, Task, TaskRecord, TaskRef
-from genlab.client._waiting import (
-    IN_BATCH,
-    OnUpdate,
-    elapsed_since,
-    poll_until_done,
-    unreadable_at_deadline,
-)
-from genlab.client.journal import JournalWriter, MemoryJournal, SubmitEntry, TaskJournal
+from genlab.client._transport import Http, check_task_id
+from genlab.client._types import Kind, OnUpdate, Outcome, RequestLike, Task, TaskRecord, TaskRef
+from genlab.client._uploads import FileLike, digest_of, inline_reference, upload
+from genlab.client.journal import DurationSample, JournalWriter, MemoryJournal, TaskJournal
 
 logger = logging.getLogger("genlab")
 
+DurationSource = Callable[[], Iterable[DurationSample]]
+"""Finished tasks a client's polling learns from, read once on its first wait (e.g. a
+:class:`genlab.History`'s ``duration_samples``)."""
 
-class AsyncClient(MediaMethods, SpendingMethods):
+
+class ClientOptions(ConfigOptions, total=False):
+    """Every keyword option of :class:`~genlab.Client` and :class:`~genlab.AsyncClient`."""
+
+    transport: httpx.AsyncBaseTransport | None
+    history: TaskJournal | None
+    budget: Budget | None
+    durations: DurationSource | None
+    pacing: Pacing | None
+
+
+class AsyncClient:
     """The asynchronous genlab client. Every method is a coroutine; use it with ``await``.
 
     Args:
         base_url: the service address; defaults to ``GENLAB_BASE_URL``.
         api_key: the API key; defaults to ``GENLAB_API_KEY``. Never shown in any repr or error.
         transport: an httpx async transport, e.g. ``httpx.ASGITransport(app=emulator_app)``.
-        history: a :class:`~genlab.client.TaskJournal` that records every submission; defaults
-            to an in-memory journal, which also learns durations for polling.
+        history: a :class:`~genlab.client.journal.TaskJournal` that records every submission;
+            defaults to an in-memory journal.
         budget: a :class:`~genlab.client.Budget`: credit caps per task, session and UTC day
             that no submit can cross (checked before anything is sent).
+        durations: finished tasks to learn polling from (default: the history's
+            ``duration_samples`` when it has them, as :class:`genlab.History` does).
+        pacing: how polls are timed (default: a forecast of each task's duration;
+            ``FixedPacing(1.0)`` polls every second).
         **options: ``timeout``, ``max_retries``, ``wait_timeout`` (the default deadline of
             :meth:`wait`), ``poll_scale``, ``retry_wait_initial``, ``retry_wait_max``,
-            ``retry_after_max`` and ``max_connections``; each is described, with its default,
-            in :class:`~genlab.client.ClientConfig`.
+            ``retry_after_max``, ``max_connections`` and ``not_found_grace``; each is
+            described, with its default, in :class:`~genlab.client.ClientConfig`.
 
     Raises:
         ConfigurationError: no base URL or API key was given or found in the environment.
@@ -91,37 +92,42 @@ class AsyncClient(MediaMethods, SpendingMethods):
         transport: httpx.AsyncBaseTransport | None = None,
         history: TaskJournal | None = None,
         budget: Budget | None = None,
+        durations: DurationSource | None = None,
+        pacing: Pacing | None = None,
         **options: Unpack[ConfigOptions],
     ) -> None:
-        self._config: ClientConfig = resolve_config(base_url, api_key, **options)
+        config = resolve_config(base_url, api_key, **options)
         if history is not None and not isinstance(history, TaskJournal):
             raise ConfigurationError(
-                f"history must implement genlab.client.TaskJournal, got {type(history).__name__}"
+                f"history must implement genlab.client.journal.TaskJournal, got "
+                f"{type(history).__name__}"
             )
         self.history: TaskJournal = history if history is not None else MemoryJournal()
-        self.durations = DurationModel(  # how long tasks take: read by every wait's schedule
-            scale=self._config.poll_scale, source=self.history.duration_samples
+        writer = JournalWriter()  # history calls run there, never on the event loop
+        self._http = Http(config, transport)
+        if durations is None:
+            durations = getattr(self.history, "duration_samples", None)
+        self.durations = DurationModel(scale=config.poll_scale, source=durations)
+        self._life = Generations(
+            config, self._http, self.history, writer,
+            purse=Purse(budget, self.history, writer),
+            reuse=Reuse(self.history, writer, self._http),
+            durations=self.durations,
+            pacing=pacing or ForecastPacing(self.durations.predict, scale=config.poll_scale),
         )
-        self._http = Http(self._config, transport)
-        self._journal = JournalWriter()  # history calls run there, never on the event loop
-        self._unreadable: dict[str, UnreadableResponseError] = {}  # last poll, per task
-        self._tasks: dict[str, Submitted] = {}  # tasks this client submitted: body, timing
-        self._kinds: dict[str, Kind] = {}
         self._supports_uploads = False
-        self._money = Spending(budget, self.history, self._journal, self._http)
-        self._media_digests = self._money.media_digests
 
     @property
     def base_url(self) -> str:
-        return self._config.base_url
+        return self._life.config.base_url
 
     @property
     def config(self) -> ClientConfig:
         """The resolved configuration (the key inside is masked)."""
-        return self._config
+        return self._life.config
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(base_url={self._config.base_url!r}, api_key='***')"
+        return f"{type(self).__name__}(base_url={self.base_url!r}, api_key='***')"
 
     async def __aenter__(self) -> AsyncClient:
         return self
@@ -134,10 +140,10 @@ class AsyncClient(MediaMethods, SpendingMethods):
 
         History writes still pending finish on the journal's own thread.
         """
-        self._journal.close()
+        self._life.writer.close()
         await self._http.aclose()
 
-    # --- submit ----------------------------------------------------------------------
+    # --- generations -------------------------------------------------------------------
 
     async def submit(
         self,
@@ -152,7 +158,8 @@ class AsyncClient(MediaMethods, SpendingMethods):
         """Validate a request with the catalog, then submit it once, inside the budget.
 
         Args:
-            request_or_body: a body dict or a validated request; may be omitted.
+            request_or_body: a body dict or a validated request (taken as it is); may be
+                omitted.
             extra_body: fields the catalog does not know yet (a vendor's new field), sent as
                 given with a logged notice; fields the model declares are still checked.
             kind: ``"video"`` or ``"image"``, for a model the catalog does not know yet: its
@@ -177,38 +184,8 @@ class AsyncClient(MediaMethods, SpendingMethods):
             task = await client.submit(model="video-a", prompt="waves", extra_body={"fps": 30})
             task = await client.submit(model="video-g", prompt="waves", kind="video")
         """
-        entry, request = prepare_request(request_or_body, fields, extra_body=extra_body, kind=kind)
-        task = await self._money.submit(entry, request, reuse, self._send)
-        if task.kind is not None:
-            self._kinds.setdefault(task.task_id, task.kind)
-        return task
-
-    async def find_reusable(
-        self, request_or_body: RequestLike | None = None, /, **fields: Any
-    ) -> PastResult | None:
-        """The earlier succeeded result ``generate(..., reuse=True)`` would return for this
-        request, or None; nothing is submitted and nothing is billed.
-
-        Its media must still be had: saved files, else one probe of its link. Without a
-        :class:`genlab.History` (or for a request sent unchecked) there is none.
-
-        Raises:
-            InvalidParameterError: the request breaks the model's rules.
-
-        Example:
-            past = await client.find_reusable(model="image-b", prompt="a kite", seed=7)
-        """
-        entry, request = prepare_request(request_or_body, fields)
-        return await self._money.find(entry, request)
-
-    async def _send(self, entry: SubmitEntry) -> Task:
-        task, known = await submit_once(self._http, self.history, self._journal, entry)
-        self._tasks[task.task_id] = known
-        self._kinds[task.task_id] = known.kind
-        logger.info("genlab: submitted %s task %s", entry.model, task.task_id)
-        return task
-
-    # --- get / wait ------------------------------------------------------------------
+        entry, request = prepare(request_or_body, fields, extra_body=extra_body, kind=kind)
+        return await self._life.submit(entry, request, reuse)
 
     async def get(self, task_or_id: TaskRef, *, kind: Kind | None = None) -> TaskRecord:
         """The task's current record.
@@ -220,22 +197,7 @@ class AsyncClient(MediaMethods, SpendingMethods):
             record = await client.get("task-123", kind="image")
         """
         task_id, known = self._resolve(task_or_id, kind)
-        if known is not None:
-            return await self._get(task_id, known)
-        try:
-            return await self._get(task_id, "video")
-        except NotFoundError:
-            return await self._get(task_id, "image")
-
-    async def _get(self, task_id: str, kind: Kind) -> TaskRecord:
-        def read_record(data: Mapping[str, Any]) -> TaskRecord:
-            return TaskRecord.read(data, kind)
-
-        record = await self._http.get(
-            task_path(kind, task_id), read_record, what=f"record for task {task_id}"
-        )
-        self._kinds[task_id] = kind
-        return record
+        return (await self._life.read(task_id, known))[0]
 
     async def wait(
         self,
@@ -247,9 +209,9 @@ class AsyncClient(MediaMethods, SpendingMethods):
     ) -> TaskRecord:
         """Poll until the task succeeds or fails, within an overall deadline.
 
-        Polls are scheduled around when the task will likely finish (see
-        :attr:`durations`), and a polling hint from the service is honoured. Network trouble
-        while polling is retried and then tolerated until the deadline.
+        Polls are paced around when the task will likely finish (see ``pacing``), and a
+        polling hint from the service is honoured. Network trouble while polling is retried
+        and then tolerated until the deadline.
 
         Args:
             task: a Task, a TaskRecord or a task id.
@@ -274,81 +236,9 @@ class AsyncClient(MediaMethods, SpendingMethods):
             record = await client.wait(task, timeout=600, on_update=print)
         """
         task_id, kind = self._resolve(task, None)
-        reused = self._money.take_reused(task_id)
-        if reused is not None:  # an earlier result: nothing to wait for
-            if on_update is not None:
-                await _call(on_update, reused)
-            return reused
-        known = self._tasks.get(task_id)
-        limit = self._config.wait_timeout if timeout is None else float(timeout)
-        work = Work.of_body(known.body) if known is not None else Work("", kind)
-
-        async def fetch() -> TaskRecord | None:
-            nonlocal kind, work
-            record = await self._poll(task_id, kind)
-            if record is not None:  # a bare id learns its model from its first record
-                kind, work = record.kind, work if work.model else Work(record.model, record.kind)
-            return record
-
-        make = PollSchedule.for_batch if IN_BATCH.get() else PollSchedule
-        self._unreadable.pop(task_id, None)
-        try:
-            record = await poll_until_done(
-                task_id,
-                fetch,
-                schedule=make(lambda: self.durations.predict(work), scale=self._config.poll_scale),
-                elapsed=elapsed_since(known.started if known is not None else None),
-                limit=limit,
-                on_change=self._status_changed,
-                on_update=on_update,
-                hint=lambda: self._http.take_hint(task_path(kind, task_id)) if kind else None,
-            )
-        except TaskTimeoutError as exc:
-            unreadable = self._unreadable.pop(task_id, None)
-            if unreadable is None:
-                raise
-            raise unreadable_at_deadline(task_id, limit, unreadable) from exc
-        finally:
-            self._unreadable.pop(task_id, None)
-            await self._journal.settle(WAIT_SETTLE)
-        if record.failed and raise_on_failure:
-            raise TaskFailedError(
-                f"task {task_id} ({record.model}) failed: {record.error or 'no reason given'}",
-                record=record,
-            )
-        return record
-
-    def _status_changed(self, record: TaskRecord) -> None:
-        self.durations.observe(DurationSample.of_record(record))  # the rest of a batch learns
-        self._money.finished(record)
-        self._journal.record("status_changed", self.history.status_changed, record)
-
-    async def _poll(self, task_id: str, kind: Kind | None) -> TaskRecord | None:
-        try:
-            record = await self.get(task_id, kind=kind)
-        except (ServerError, RateLimitError, APIConnectionError) as exc:
-            # Retries of this GET are used up; the task is fine, the network is not. Keep
-            # waiting until the deadline rather than abandoning a task that costs money.
-            logger.warning("genlab: polling task %s failed (%s); still waiting", task_id, exc)
-            return None
-        except UnreadableResponseError as exc:
-            # A proxy's page or a half-written record: transient until the wait's deadline,
-            # which then reports it (see wait) instead of a plain timeout.
-            self._unreadable[task_id] = exc
-            logger.warning("genlab: the record of task %s was unreadable; still waiting", task_id)
-            return None
-        except NotFoundError:
-            known = self._tasks.get(task_id)
-            if known is None or time.monotonic() - known.started > self._config.not_found_grace:
-                raise
-            # Submitted by this client moments ago: not visible yet on an eventually
-            # consistent service, not gone.
-            logger.info("genlab: task %s is not visible yet; still waiting", task_id)
-            return None
-        self._unreadable.pop(task_id, None)
-        return record
-
-    # --- generate / map / download ---------------------------------------------------
+        return await self._life.wait(
+            task_id, kind, timeout=timeout, on_update=on_update, raise_on_failure=raise_on_failure
+        )
 
     async def generate(
         self,
@@ -379,18 +269,25 @@ class AsyncClient(MediaMethods, SpendingMethods):
         self, record_or_request: TaskRef | RequestLike, /, *, timeout: float | None = None,
         on_update: OnUpdate | None = None,
     ) -> TaskRecord:
-        """Generate a fresh one and pay for it (``generate(..., reuse=False)``), for a request
-        or a task or record this client submitted or reused.
+        """Generate a fresh one and pay for it (``generate(..., reuse=False)``), for a request,
+        or a task or record whose request this client or its history still holds.
+
+        Raises:
+            ValueError: the request of that task is not known here; pass the request itself.
 
         Example:
             again = await client.reroll(record)
         """
+        request: RequestLike
         if isinstance(record_or_request, Task | TaskRecord | str):
             task_id = self._resolve(record_or_request, None)[0]
-            known = self._tasks.get(task_id)
-            request: RequestLike = self._money.body_of(
-                task_id, known.body if known is not None else None
-            )
+            body = self._life.request_of(task_id)
+            if body is None:
+                raise ValueError(
+                    f"this client does not know the request of task {task_id}; pass the "
+                    "request itself: client.reroll({...})"
+                )
+            request = body
         else:
             request = record_or_request
         return await self.generate(request, timeout=timeout, on_update=on_update, reuse=False)
@@ -408,20 +305,45 @@ class AsyncClient(MediaMethods, SpendingMethods):
 
         Outcomes come back in input order. A failure of one request (invalid, uncertain,
         failed, timed out) is captured in its outcome's ``error`` and never stops the others.
-        ``reuse`` is :meth:`submit`'s: with it off, N identical requests are N samples.
+        ``reuse`` is :meth:`submit`'s: with it off, N identical requests are N samples. The
+        batch's polls are paced as a batch (fewer requests, a little more lag).
 
         Example:
             outcomes = await client.map([{"model": "image-b", "prompt": p} for p in prompts])
             [o.record.images[0].url for o in outcomes if o.ok]
         """
-        batch = IN_BATCH.set(True)  # its waits poll as a batch (see PollSchedule.for_batch)
-        try:
-            return await run_many(
-                self, requests, concurrency=concurrency, timeout=timeout, on_update=on_update,
-                reuse=reuse,
+
+        async def submit(request: RequestLike) -> Task:
+            return await self.submit(request, reuse=reuse)
+
+        async def wait(task: Task) -> TaskRecord:
+            task_id, kind = self._resolve(task, None)
+            return await self._life.wait(
+                task_id, kind, timeout=timeout, on_update=on_update, raise_on_failure=False,
+                batch=True,
             )
-        finally:
-            IN_BATCH.reset(batch)
+
+        return await run_many(requests, submit, wait, concurrency=concurrency)
+
+    async def find_reusable(
+        self, request_or_body: RequestLike | None = None, /, **fields: Any
+    ) -> PastResult | None:
+        """The earlier succeeded result ``generate(..., reuse=True)`` would return for this
+        request, or None; nothing is submitted and nothing is billed.
+
+        Its media must still be had: saved files, else one probe of its link. Without a
+        :class:`genlab.History` (or for a request sent unchecked) there is none.
+
+        Raises:
+            InvalidParameterError: the request breaks the model's rules.
+
+        Example:
+            past = await client.find_reusable(model="image-b", prompt="a kite", seed=7)
+        """
+        entry, request = prepare(request_or_body, fields)
+        return await self._life.reuse.find(entry, request)
+
+    # --- results -----------------------------------------------------------------------
 
     async def download(
         self,
@@ -439,7 +361,7 @@ class AsyncClient(MediaMethods, SpendingMethods):
 
         Returns where each file went (media first, the sidecar last): a :class:`~pathlib.Path`
         for a local folder, a URL string (``"s3://bucket/prefix/t1.mp4"``) for a remote one;
-        :func:`genlab.client.read_media` reads either back. A reused record whose files were
+        :func:`genlab.media.read_media` reads either back. A reused record whose files were
         saved before has them copied instead of fetched.
 
         Raises:
@@ -466,33 +388,120 @@ class AsyncClient(MediaMethods, SpendingMethods):
             refetch = functools.partial(self.get, record.task_id, kind=record.kind)
         else:
             record = await self.get(record)
-        known = self._tasks.get(record.task_id)
-        body = known.body if known is not None else None
+        body = self._life.request_of(record.task_id)
         record, paths = await download_task(
             self._http, record, directory, body, refetch, storage_options
         )
-        self._journal.record("results_saved", self.history.results_saved, record.task_id, paths)
-        await self._journal.settle(WAIT_SETTLE)
+        writer = self._life.writer
+        writer.record("results_saved", self.history.results_saved, record.task_id, paths)
+        await writer.settle(WAIT_SETTLE)
         return paths
 
-    # --- helpers ---------------------------------------------------------------------
+    async def fetch_media(self, url: str, *, max_bytes: int = MAX_MEDIA_BYTES) -> bytes:
+        """The bytes behind a media URL (a result, a cover), at most ``max_bytes`` of them.
+
+        Fetched like :meth:`download` fetches: retried where safe, redirects followed, and never
+        with the API key (media URLs are public and may be on another host).
+
+        Raises:
+            MediaError: an error status, network trouble, not an http(s) URL, or larger than
+                ``max_bytes`` (64 MiB by default).
+
+        Example:
+            png = await client.fetch_media(record.images[0].url)
+        """
+        return await fetch_media(self._http, url, max_bytes=max_bytes)
+
+    # --- reference media ---------------------------------------------------------------
+
+    @property
+    def supports_uploads(self) -> bool:
+        """True when the service takes local files through :meth:`upload` (genlab's emulator).
+
+        ``genlab.connect()`` sets it when it starts the embedded emulator; the real service
+        has no upload endpoint, so it is False unless set.
+        """
+        return self._supports_uploads
+
+    @supports_uploads.setter
+    def supports_uploads(self, value: bool) -> None:
+        self._supports_uploads = bool(value)
+
+    async def upload(self, source: FileLike, filename: str | None = None) -> str:
+        """Upload a local file (path or bytes) to the emulator; returns a URL to reference.
+
+        The real service has no upload endpoint: there, give public URLs (or
+        :func:`genlab.client.data_uri` for images on models that accept Base64), or let
+        :meth:`reference_url` choose.
+
+        Example:
+            url = await client.upload("character.png")
+            await client.submit(model="video-d", reference_images=[{"url": url}], ...)
+        """
+        url = await upload(self._http, source, filename)
+        # A request naming this URL is identified by these bytes, so re-uploading the same file
+        # (a new URL each time) still finds the result already paid for.
+        self._life.reuse.media_digests[url] = await asyncio.to_thread(digest_of, source)
+        return url
+
+    async def reference_url(
+        self, data: bytes, filename: str, *, allow_data_uri: bool, field: str | None = None
+    ) -> str:
+        """The URL to send for a local file used as reference media.
+
+        Uploaded when :attr:`supports_uploads`; otherwise a ``data:`` URI when the list allows
+        them (``allow_data_uri``, from the catalog) and the file is an image.
+
+        Raises:
+            InvalidParameterError: the list needs a public http(s) URL; ``field`` names the
+                list in the message.
+
+        Example:
+            url = await client.reference_url(png, "frame.png", allow_data_uri=True)
+        """
+        if self.supports_uploads:
+            return await self.upload(data, filename)
+        return inline_reference(data, filename, allow_data_uri=allow_data_uri, field=field)
+
+    # --- budget ------------------------------------------------------------------------
+
+    @property
+    def budget(self) -> Budget | None:
+        """The client's :class:`~genlab.client.Budget`, if it has one."""
+        return self._life.purse.budget
+
+    @property
+    def budget_remaining(self) -> int | None:
+        """Credits left in the session cap (None without one)."""
+        return self._life.purse.remaining
+
+    @property
+    def budget_remaining_today(self) -> int | None:
+        """Credits left in the day cap on this UTC day, across every process sharing the
+        history (None without a day cap); a figure kept up to date in the background."""
+        return self._life.purse.remaining_today
+
+    def check_budget(self, requests: Iterable[RequestBase]) -> int:
+        """Check a whole batch against the budget before sending any of it (``compare`` does);
+        returns the credits the budget counts for it (0 without a budget).
+
+        Raises:
+            CreditLimitError: a run crosses the task cap, the batch what remains of the
+                session or the day, or an unpriced model is refused.
+        """
+        return self._life.purse.check_all(requests)
+
+    # --- helpers -----------------------------------------------------------------------
 
     def _resolve(self, ref: TaskRef, kind: Kind | None) -> tuple[str, Kind | None]:
         if kind is not None and kind not in KINDS:
             raise ValueError(f"kind must be 'video' or 'image', got {kind!r}")
         if isinstance(ref, Task | TaskRecord):
             task_id = check_task_id(ref.task_id)
-            return task_id, kind or ref.kind or self._kinds.get(task_id)
+            return task_id, kind or ref.kind or self._life.table.kind_of(task_id)
         if isinstance(ref, str):
-            return check_task_id(ref), kind or self._kinds.get(ref)
+            return check_task_id(ref), kind or self._life.table.kind_of(ref)
         raise TypeError(f"expected a Task, a TaskRecord or a task id, got {ref!r}")
 
 
-async def _call(on_update: OnUpdate, record: TaskRecord) -> None:
-    outcome = on_update(record)
-    if inspect.isawaitable(outcome):
-        await outcome
-
-
-WAIT_SETTLE = 2.0
-"""Seconds a wait or a download gives the history to record what it saw before returning."""
+__all__ = ["AsyncClient", "ClientOptions", "DurationSource"]

@@ -3,43 +3,25 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
-from typing import Protocol
+from collections.abc import Awaitable, Callable, Iterable
 
 from genlab._errors import ConfigurationError, TaskFailedError
 from genlab.client._types import Outcome, RequestLike, Task, TaskRecord
-from genlab.client._waiting import OnUpdate
-
-
-class Submitter(Protocol):
-    """What :func:`run_many` needs of a client: submit one request, wait for one task."""
-
-    async def submit(self, request_or_body: RequestLike, /, *, reuse: bool | None) -> Task: ...
-
-    async def wait(
-        self,
-        task: Task,
-        *,
-        timeout: float | None,
-        on_update: OnUpdate | None,
-        raise_on_failure: bool,
-    ) -> TaskRecord: ...
 
 
 async def run_many(
-    client: Submitter,
     requests: Iterable[RequestLike],
+    submit: Callable[[RequestLike], Awaitable[Task]],
+    wait: Callable[[Task], Awaitable[TaskRecord]],
     *,
     concurrency: int,
-    timeout: float | None,
-    on_update: OnUpdate | None,
-    reuse: bool | None = None,
 ) -> list[Outcome]:
     """Submit and wait for every request, at most ``concurrency`` tasks in flight.
 
-    Each failure (invalid request, uncertain submission, failed task, timeout) is captured in
-    its own outcome; none cancels the others. Cancelling the whole call cancels every wait,
-    never a task on the service: accepted task ids are already in the client's history.
+    ``wait`` returns a failed task's record rather than raising. Each failure (invalid
+    request, uncertain submission, failed task, timeout) is captured in its own outcome; none
+    cancels the others. Cancelling the whole call cancels every wait, never a task on the
+    service: accepted task ids are already in the client's history.
     """
     if concurrency < 1:
         raise ConfigurationError(f"concurrency must be at least 1, got {concurrency}")
@@ -50,10 +32,8 @@ async def run_many(
         outcome = Outcome(request=request)
         async with gate:
             try:
-                outcome.task = await client.submit(request, reuse=reuse)
-                outcome.record = await client.wait(
-                    outcome.task, timeout=timeout, on_update=on_update, raise_on_failure=False
-                )
+                outcome.task = await submit(request)
+                outcome.record = await wait(outcome.task)
                 if outcome.record.failed:
                     outcome.error = TaskFailedError(
                         f"task {outcome.record.task_id} failed: {outcome.record.error}",

@@ -25,13 +25,25 @@ Example:
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from typing import Literal
 
 from genlab._errors import ConfigurationError, CreditLimitError
 from genlab.catalog import RequestBase, estimate_credits, plan_output
+from genlab.client.journal import (
+    JournalWriter,
+    SpendJournal,
+    SubmitEntry,
+    TaskJournal,
+    day_limit_error,
+)
+
+logger = logging.getLogger("genlab")
 
 Unpriced = Literal["refuse", "allow"] | Mapping[str, int]
 
@@ -120,24 +132,6 @@ def _unpriced_error(name: str) -> CreditLimitError:
     )
 
 
-def day_limit_error(what: str, credits: int, spent: int, cap: int) -> CreditLimitError:
-    """The refusal of a submit (or a batch) that would cross ``Budget(day=...)``; nothing was
-    sent. ``what`` names it, e.g. ``"video-a: this task"``.
-
-    Example:
-        >>> print(day_limit_error("video-a: this task", 800, 1500, 2000))
-        video-a: this task would cost 800 credits and 500 of today's 2,000 remain (UTC day, every process writing this history). Nothing was sent; raise Budget(day=...) or wait for 00:00 UTC
-    """  # noqa: E501
-    left = max(0, cap - spent)
-    return CreditLimitError(
-        f"{what} would cost {credits:,} credits and {left:,} of today's {cap:,} remain "
-        "(UTC day, every process writing this history). Nothing was sent; raise "
-        "Budget(day=...) or wait for 00:00 UTC",
-        estimate=credits,
-        max_credits=left,
-    )
-
-
 @dataclass(slots=True)
 class Hold:
     """One reservation: what it counts, and whether it is still held."""
@@ -212,4 +206,142 @@ class BudgetGuard:
         return None if cap is None else max(0, cap - self.reserved)
 
 
-__all__ = ["Budget", "BudgetGuard", "Hold", "Unpriced", "day_limit_error"]
+
+
+
+class Purse:
+    """The budget as the generation's lifecycle meets it: reserve before sending, release
+    when refused, and the figures a person reads (what remains of the session and the day).
+
+    The day's figure is the history's (it spans processes); it is read on the journal thread
+    after each submit and at most every ``DAY_STALE`` seconds when asked, so reading
+    :attr:`remaining_today` (the Studio does at every keystroke) never queries the database.
+    """
+
+    DAY_STALE = 30.0
+
+    def __init__(self, budget: Budget | None, journal: TaskJournal, writer: JournalWriter) -> None:
+        if budget is not None and not isinstance(budget, Budget):
+            raise ConfigurationError(
+                f"budget must be a genlab.client.Budget, got {type(budget).__name__}"
+            )
+        spend = journal if isinstance(journal, SpendJournal) else None
+        if budget is not None and budget.day is not None and spend is None:
+            raise ConfigurationError(
+                "Budget(day=...) is kept in the history, and this history keeps no spend; use "
+                "genlab.History() (or leave history= out for an in-memory one)"
+            )
+        self.budget = budget
+        self.guard = BudgetGuard(budget) if budget is not None else None
+        self._spend = spend if budget is not None and budget.day is not None else None
+        self._writer = writer
+        self._day: tuple[float, int] | None = None  # (when read, credits spent today)
+        self._reading = False
+        self._first = threading.Event()
+        self._lock = threading.Lock()
+        self.refresh()
+
+    def reserve(
+        self, entry: SubmitEntry, request: RequestBase | None
+    ) -> tuple[SubmitEntry, Hold | None]:
+        """Reserve what ``entry`` counts against the caps; return it with the budget's
+        assumed price and day cap for the history to check atomically, and the hold.
+
+        Raises:
+            CreditLimitError: a cap would be crossed, or the model is unpriced and refused.
+        """
+        if self.guard is None:
+            return entry, None
+        budget = self.guard.budget
+        credits = (
+            budget.price(request) if request is not None
+            else budget.price_unchecked(entry.model, entry.kind, entry.duration)
+        )
+        hold = self.guard.reserve_credits(entry.model, credits)
+        assumed = credits if entry.credits is None else None
+        return replace(entry, assumed_credits=assumed, day_cap=budget.day), hold
+
+    def release(self, hold: Hold | None) -> None:
+        """Refused, or never sent: nothing was billed, so the reservation goes back."""
+        if hold is not None and self.guard is not None:
+            self.guard.release(hold)
+
+    @property
+    def remaining(self) -> int | None:
+        """Credits left in the session cap (None without one)."""
+        return self.guard.remaining if self.guard is not None else None
+
+    @property
+    def remaining_today(self) -> int | None:
+        """Credits left in the day cap on this UTC day (None without one); never below 0.
+
+        The last figure read from the history, refreshed in the background when stale.
+        """
+        if self._spend is None or self.budget is None or self.budget.day is None:
+            return None
+        day = self._day
+        if day is None or time.monotonic() - day[0] > self.DAY_STALE:
+            self.refresh()
+        if day is None:  # the client's first read is on its way: wait for it, once
+            self._first.wait(5.0)
+            day = self._day
+        if day is None:
+            return None
+        return max(0, self.budget.day - day[1])
+
+    def refresh(self) -> None:
+        """Read the day's spend again, on the journal thread (never waited for)."""
+        spend = self._spend
+        if spend is None:
+            return
+        with self._lock:
+            if self._reading:
+                return
+            self._reading = True
+
+        def read() -> None:
+            try:
+                self._day = (time.monotonic(), spend.day_spent(datetime.now(UTC)))
+            finally:
+                self._reading = False
+                self._first.set()
+
+        self._writer.record("day_spent", read)
+
+    def check_all(self, requests: Iterable[RequestBase]) -> int:
+        """Check a whole batch against the budget before anything is sent; return the credits
+        it counts (what the budget counts: published prices, else assumed ones).
+
+        Raises:
+            CreditLimitError: a task crosses the task cap, the batch crosses what remains of
+                the session or of the day, or a model is unpriced and the budget refuses them.
+        """
+        if self.guard is None:
+            return 0
+        budget, total, count = self.guard.budget, 0, 0
+        for request in requests:
+            credits = budget.price(request)
+            if credits is not None and budget.task is not None and credits > budget.task:
+                raise CreditLimitError(
+                    f"{request.model_name}: one run would cost {credits} credits; the per-task "
+                    f"cap is {budget.task}. Nothing was sent",
+                    estimate=credits, max_credits=budget.task,
+                )
+            total += credits or 0
+            count += 1
+        left = self.guard.remaining
+        if left is not None and total > left:
+            raise CreditLimitError(
+                f"these {count} runs would cost {total:,} credits and {left:,} of the session's "
+                f"{budget.session:,} remain. Nothing was sent; make the grid smaller or raise "
+                "Budget(session=...)",
+                estimate=total, max_credits=left,
+            )
+        if budget.day is not None and self._spend is not None:
+            spent = self._spend.day_spent(datetime.now(UTC))  # a decision: read it now
+            if spent + total > budget.day:
+                raise day_limit_error(f"these {count} runs", total, spent, budget.day)
+        return total
+
+
+__all__ = ["Budget", "BudgetGuard", "Hold", "Purse", "Unpriced", "day_limit_error"]

@@ -16,8 +16,6 @@ from typing import TypedDict, Unpack
 import httpx
 
 from genlab._errors import ConfigurationError
-from genlab.client._budget import Budget
-from genlab.client.journal import TaskJournal
 
 BASE_URL_ENV = "GENLAB_BASE_URL"
 API_KEY_ENV = "GENLAB_API_KEY"
@@ -74,13 +72,6 @@ class ConfigOptions(TypedDict, total=False):
     max_connections: int
     not_found_grace: float
 
-
-class ClientOptions(ConfigOptions, total=False):
-    """Every keyword option of :class:`~genlab.Client` and :class:`~genlab.AsyncClient`."""
-
-    transport: httpx.AsyncBaseTransport | None
-    history: TaskJournal | None
-    budget: Budget | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,11 +26,11 @@ from typing import Any
 import httpx
 
 from genlab._errors import MediaError, TaskFailedError, TaskNotFinishedError
-from genlab.client._files import safe_filename
 from genlab.client._media import CHUNK, stream_media
 from genlab.client._storage import Location, media_location, shown_url, store_files
 from genlab.client._transport import Http
 from genlab.client._types import TaskRecord, VideoResult
+from genlab.client._uploads import safe_filename
 
 logger = logging.getLogger("genlab")
 

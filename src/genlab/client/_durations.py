@@ -33,66 +33,17 @@ import math
 import statistics
 import threading
 from collections import OrderedDict, defaultdict, deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import Any
 
-from genlab.catalog import DEFAULT_DURATION, RequestBase, plan_output, validate
-from genlab.client._forecast import Prediction
-from genlab.client._types import TaskRecord, VideoResult
+from genlab.catalog import DEFAULT_DURATION
+from genlab.client._pacing import Prediction, Work
+from genlab.client._types import TaskRecord
 
 logger = logging.getLogger("genlab")
 
 REFERENCE_PIXELS = {"video": 1280 * 720, "image": 1024 * 1024}
 """The pixel count a prior's ``fixed`` and ``per_second`` refer to (720P; a 1K square)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Work:
-    """What a task asks of the service, as far as its duration goes.
-
-    Attributes:
-        model: the model name ("" when not known yet).
-        kind: ``"video"`` or ``"image"`` (None when not known yet).
-        pixels: width x height of one output, or None.
-        seconds: output seconds of a video, or None.
-        count: outputs per call (image-a's ``n``).
-
-    Example:
-        >>> Work.of_body({"model": "video-a", "prompt": "a fox", "duration": 8}).seconds
-        8.0
-    """
-
-    model: str
-    kind: str | None = None
-    pixels: int | None = None
-    seconds: float | None = None
-    count: int = 1
-
-    @classmethod
-    def of_request(cls, request: RequestBase) -> Work:
-        """The work of a validated request, from the catalog's output plan."""
-        plan = plan_output(request)
-        return cls(
-            request.model_name, request.kind, plan.width * plan.height, plan.duration, plan.count
-        )
-
-    @classmethod
-    def of_body(cls, body: Mapping[str, Any]) -> Work:
-        """The work of a request body; only its model when the catalog no longer accepts it."""
-        try:
-            return cls.of_request(validate(dict(body)))
-        except Exception:  # an old body the catalog has moved on from still has a model
-            return cls(str(body.get("model") or ""))
-
-    @classmethod
-    def of_record(cls, record: TaskRecord) -> Work:
-        """The work a succeeded record shows it did (its first result's size and length)."""
-        results = record.results
-        first = results[0] if results else None
-        pixels = first.width * first.height if first and first.width and first.height else None
-        seconds = first.duration if isinstance(first, VideoResult) else None
-        return cls(record.model, record.kind, pixels, seconds, max(1, len(results)))
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,74 +25,30 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import html
-from dataclasses import dataclass
-from datetime import datetime
-from pathlib import Path
+import logging
+from collections.abc import Sequence
+from dataclasses import replace
 
+import httpx
 from pydantic import Field
 
-from genlab.catalog import RequestBase
-from genlab.client._storage import media_name
+from genlab._errors import MediaError
+from genlab.catalog import RequestBase, content_address
+from genlab.client._media import stream_media
+from genlab.client._transport import Http
 from genlab.client._types import Task, TaskRecord
+from genlab.client.journal import (
+    JournalWriter,
+    PastResult,
+    Reused,
+    SpendJournal,
+    SubmitEntry,
+    TaskJournal,
+)
 
-
-@dataclass(frozen=True, slots=True)
-class PastResult:
-    """A succeeded task of some content address, as a history keeps it."""
-
-    record: TaskRecord
-    submitted_at: datetime | None
-    credits: int | None  # what it cost: published, else the budget's assumed price
-    paths: tuple[Path | str, ...] = ()  # local paths, or URLs in object storage
-
-    @property
-    def files(self) -> tuple[Path | str, ...]:
-        """The saved files (media, covers, the sidecar) that are still there.
-
-        Local files are checked; files in object storage (URL strings) are not, so a lookup
-        never waits on the network: ``client.download`` fetches again when one is gone.
-        """
-        return tuple(p for p in self.paths if isinstance(p, str) or p.is_file())
-
-    @property
-    def saved(self) -> bool:
-        """True when its media (not only a sidecar) is still saved."""
-        return any(not media_name(p).endswith(".json") for p in self.files)
-
-
-@dataclass(frozen=True, slots=True)
-class Reused:
-    """The note on a reused result: which earlier task, from when, and what reusing saved.
-
-    ``credits_saved`` is None when the earlier run had no known price. ``in_flight`` is True
-    when an identical submission of this client was still running and was joined instead.
-
-    Example:
-        >>> from datetime import UTC, datetime
-        >>> Reused("task-1", datetime(2026, 5, 1, 12, tzinfo=UTC), 800).message
-        'reused task task-1 from 2026-05-01 12:00 UTC, 800 credits saved; reuse=False for a fresh one'
-    """  # noqa: E501
-
-    task_id: str
-    when: datetime | None
-    credits_saved: int | None
-    paths: tuple[Path | str, ...] = ()
-    in_flight: bool = False
-
-    @property
-    def message(self) -> str:
-        """The one line said when a result is reused."""
-        if self.in_flight:
-            source = f"joined task {self.task_id}, an identical submission still in flight"
-        else:
-            when = f" from {self.when:%Y-%m-%d %H:%M} UTC" if self.when is not None else ""
-            source = f"reused task {self.task_id}{when}"
-        saved = (
-            f"{self.credits_saved:,} credits saved" if self.credits_saved is not None
-            else "its price is unknown, nothing paid"
-        )
-        return f"{source}, {saved}; reuse=False for a fresh one"
+logger = logging.getLogger("genlab")
 
 
 class ReusedTask(Task):
@@ -121,6 +77,106 @@ class ReusedRecord(TaskRecord):
         return note + super()._repr_html_()
 
 
+class Reuse:
+    """Finds what a submit may reuse: an identical submission of this client still in flight
+    (joined), else an earlier succeeded task in the history whose media can still be had.
+
+    A collaborator of the generation's lifecycle; it never sends a submission itself.
+    """
+
+    def __init__(self, journal: TaskJournal, writer: JournalWriter, http: Http) -> None:
+        self._journal = journal if isinstance(journal, SpendJournal) else None
+        self._writer = writer
+        self._http = http
+        self.media_digests: dict[str, str] = {}  # uploaded URL -> digest of the bytes sent
+        self._in_flight: dict[str, asyncio.Future[Task]] = {}  # address -> its task, once known
+
+    def address(self, entry: SubmitEntry, request: RequestBase | None) -> SubmitEntry:
+        """``entry`` with its content address (None for a request sent unchecked or with
+        ``extra_body`` fields: genlab cannot tell what those change)."""
+        if request is None or entry.body != request.to_body():
+            return entry
+        return replace(entry, address=content_address(request, media_digests=self.media_digests))
+
+    def key(
+        self, entry: SubmitEntry, request: RequestBase | None, reuse: bool | None
+    ) -> str | None:
+        """The address under which this submit may be joined or answered; None when reuse
+        does not apply to it (see :func:`reuse_applies`) or the history keeps no results."""
+        if self._journal is None or entry.address is None or not reuse_applies(reuse, request):
+            return None
+        return entry.address
+
+    def running(self, key: str) -> asyncio.Future[Task] | None:
+        """The in-flight submission of ``key`` to join, if there is one."""
+        return self._in_flight.get(key)
+
+    def claim(self, key: str) -> asyncio.Future[Task]:
+        """Mark ``key`` in flight; identical submits join the returned future until
+        :meth:`release` (its task finished, or this submit failed)."""
+        future: asyncio.Future[Task] = asyncio.get_running_loop().create_future()
+        self._in_flight[key] = future
+        return future
+
+    def release(self, key: str | None) -> None:
+        """Identical submissions are no longer joined to ``key``'s task."""
+        if key is not None:
+            self._in_flight.pop(key, None)
+
+    async def find(self, entry: SubmitEntry, request: RequestBase | None) -> PastResult | None:
+        """The earlier result a reuse of ``entry`` would return, whatever the reuse policy
+        (the Studio offers it before Submit); None when there is none, or its links expired
+        and it was never saved."""
+        key = self.address(entry, request).address
+        return None if key is None else await self.earlier(key)
+
+    async def earlier(self, address: str) -> PastResult | None:
+        """The newest succeeded result of ``address`` whose media can still be had."""
+        if self._journal is None:
+            return None
+        found: Sequence[PastResult] = await self._writer.call(
+            self._journal.find_results, address
+        )
+        for past in found:
+            if past.saved:
+                return past
+        if not found:
+            return None
+        newest = found[0]
+        if await self._links_answer(newest.record):
+            return newest
+        logger.info(
+            "genlab: the earlier result (task %s) has links that expired and it was never "
+            "saved; generating again", newest.record.task_id,
+        )
+        return None
+
+    async def _links_answer(self, record: TaskRecord) -> bool:
+        # One streamed GET of the first result, closed once its status is known: no body read.
+        async def status_only(response: httpx.Response) -> bool:
+            return True
+
+        results = record.results
+        if not results:
+            return False
+        try:
+            return await stream_media(self._http, results[0].url, status_only)
+        except MediaError as exc:
+            logger.debug("genlab: probing %s: %s", record.task_id, exc)
+            return False
+
+    async def told(self, address: str, model: str, note: Reused) -> None:
+        """Say a result was reused, and count it in the history (awaited: once the result is
+        returned, ``history.spend()`` already counts it)."""
+        logger.info("genlab: %s", note.message)
+        if self._journal is None:
+            return
+        try:
+            await self._writer.call(self._journal.reuse_recorded, address, model, note)
+        except Exception as exc:  # the result stands; only the saving goes uncounted
+            logger.warning("genlab: recording a reuse in the history failed: %s", exc)
+
+
 def reuse_applies(reuse: bool | None, request: RequestBase | None) -> bool:
     """Whether a request may be answered by an earlier result (see the module docstring)."""
     if request is None or reuse is False:
@@ -137,6 +193,7 @@ def reused_record(past: PastResult, note: Reused) -> ReusedRecord:
 
 __all__ = [
     "PastResult",
+    "Reuse",
     "Reused",
     "ReusedRecord",
     "ReusedTask",

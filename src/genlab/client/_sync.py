@@ -1,8 +1,16 @@
 """The synchronous client: the async client driven from one background runner thread.
 
-Each :class:`Client` owns one :class:`~genlab.client._runner.Runner` (a daemon thread with its
-own event loop) for its whole life, so it works in a notebook cell whose loop is already
-running, in a plain script, in an ipykernel subshell and in widget callbacks.
+Why a runner thread: a Jupyter cell already runs inside an event loop, so ``asyncio.run`` is
+refused there, and nest-asyncio (archived, breaks Python 3.12's loop factories, hangs under
+widgets) is not an option. Instead each :class:`Client` owns one :class:`Runner` (a daemon
+thread with its own event loop) for its whole life; every call is handed to it and the calling
+thread blocks on the answer. That works the same in a notebook cell, a plain script, an
+ipykernel subshell and a widget callback running on another thread.
+
+The blocking methods are made from the async ones (:func:`blocking`, :func:`in_background`),
+so their signatures, defaults and documentation are the async client's and cannot drift.
+A coroutine is only ever created on the runner's loop: a call refused by a closed client
+leaves no coroutine behind that was never awaited.
 
 Ctrl-C (or the notebook's interrupt button) while a call waits cancels that call on the runner
 loop and re-raises ``KeyboardInterrupt``; when a task was already accepted, the exception
@@ -12,32 +20,287 @@ already in ``client.history``.
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
-import os
+import contextlib
+import functools
+import logging
+import threading
 import weakref
-from collections.abc import Iterable, Mapping
-from pathlib import Path
-from typing import Any, Unpack
+from collections.abc import Callable, Coroutine, Iterable
+from typing import Any, Concatenate, ParamSpec, TypeVar, Unpack
 
 from genlab.catalog import RequestBase
-from genlab.client._async import AsyncClient
+from genlab.client._async import AsyncClient, ClientOptions
 from genlab.client._budget import Budget
-from genlab.client._config import ClientConfig, ClientOptions
-from genlab.client._files import FileLike
-from genlab.client._media import MAX_MEDIA_BYTES
-from genlab.client._reuse import PastResult
-from genlab.client._runner import Runner, shutdown, shutdown_soon
-from genlab.client._types import Kind, Outcome, RequestLike, Task, TaskRecord, TaskRef
-from genlab.client._waiting import OnUpdate
+from genlab.client._config import ClientConfig
+from genlab.client._types import OnUpdate, RequestLike, Task, TaskRecord, TaskRef
 from genlab.client.journal import TaskJournal
+
+logger = logging.getLogger("genlab")
+
+T = TypeVar("T")
+P = ParamSpec("P")
+Make = Callable[[], Coroutine[Any, Any, T]]
+"""Makes the coroutine to run; called on the runner's loop, never before."""
+
+_WAKE = 0.2  # how often a blocked caller wakes to let Ctrl-C through
+CLOSED = "this genlab Client is closed; create a new one"
+
+
+class Runner:
+    """One daemon thread running one event loop, until :meth:`stop`.
+
+    Example:
+        >>> runner = Runner()
+        >>> async def answer() -> int:
+        ...     return 42
+        >>> runner.run(answer)
+        42
+        >>> runner.stop()
+        >>> runner.run(answer)
+        Traceback (most recent call last):
+        ...
+        RuntimeError: this genlab Client is closed; create a new one
+    """
+
+    def __init__(self, name: str = "genlab-runner") -> None:
+        self.loop = asyncio.new_event_loop()
+        self._closing = False  # set once the loop stopped: calls still queued are refused
+        self.thread = threading.Thread(target=self._main, name=name, daemon=True)
+        self.thread.start()
+
+    def _main(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        try:
+            self.loop.run_forever()
+        finally:
+            self._closing = True
+            self.loop.run_until_complete(self.loop.shutdown_asyncgens())
+            self.loop.close()
+
+    @property
+    def running(self) -> bool:
+        return self.thread.is_alive() and not self.loop.is_closed()
+
+    def start(self, make: Make[T]) -> concurrent.futures.Future[T]:
+        """Run ``make()`` on the runner loop; return a future at once.
+
+        The coroutine is created there: if the runner stops first, none exists to leak.
+        """
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+
+        def begin() -> None:
+            if future.cancelled():
+                return  # cancelled before it started: nothing is made
+            if self._closing:  # the loop stopped with this call still queued
+                if future.set_running_or_notify_cancel():
+                    future.set_exception(RuntimeError(CLOSED))
+                return
+            try:
+                task = self.loop.create_task(make())
+            except BaseException as exc:  # making it failed: report it, as a call would
+                if future.set_running_or_notify_cancel():
+                    future.set_exception(exc)
+                return
+            task.add_done_callback(functools.partial(_settle, future))
+
+            def cancel_task(done: concurrent.futures.Future[T]) -> None:
+                if done.cancelled():
+                    with contextlib.suppress(RuntimeError):  # the loop closed: nothing runs
+                        self.loop.call_soon_threadsafe(task.cancel)
+
+            future.add_done_callback(cancel_task)
+
+        if not self.running:
+            raise RuntimeError(CLOSED)
+        try:
+            self.loop.call_soon_threadsafe(begin)
+        except RuntimeError:  # closed meanwhile
+            raise RuntimeError(CLOSED) from None
+        return future
+
+    def run(self, make: Make[T], *, interrupted_note: str | None = None) -> T:
+        """Run ``make()`` on the runner loop and block until it finishes.
+
+        On ``KeyboardInterrupt`` the coroutine is cancelled (and given a moment to record its
+        state) before the interrupt is re-raised, with ``interrupted_note`` added to it.
+        """
+        if threading.current_thread() is self.thread:
+            raise RuntimeError(
+                "a synchronous genlab Client method was called from the client's own runner "
+                "thread (e.g. inside on_update); use the AsyncClient there, or the *_future "
+                "methods"
+            )
+        future = self.start(make)
+        try:
+            while True:
+                try:
+                    return future.result(timeout=_WAKE)
+                except concurrent.futures.TimeoutError:
+                    if not self.running and not future.done():
+                        future.cancel()  # stopped before the call began: it never will
+                        raise RuntimeError(CLOSED) from None
+        except KeyboardInterrupt as interrupt:
+            future.cancel()
+            try:  # let the coroutine write its journal notes
+                future.exception(timeout=5.0)
+            except (concurrent.futures.CancelledError, concurrent.futures.TimeoutError):
+                pass
+            if interrupted_note:
+                interrupt.add_note(interrupted_note)
+                logger.warning("genlab: interrupted; %s", interrupted_note)
+            raise
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Cancel what still runs, stop the loop and join the thread. Idempotent."""
+        if not self.running:
+            return
+        if threading.current_thread() is self.thread:
+            self.loop.stop()
+            return
+        try:
+            self.start(_cancel_others).result(timeout)
+        except RuntimeError:  # stopped meanwhile: nothing left to cancel
+            pass
+        except concurrent.futures.TimeoutError:
+            logger.warning("genlab: background tasks did not stop in %s s", timeout)
+        with contextlib.suppress(RuntimeError):  # closed meanwhile
+            self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout)
+
+
+def _settle(future: concurrent.futures.Future[T], task: asyncio.Task[T]) -> None:
+    """Copy a finished task's outcome to the caller's future (as asyncio's own chaining
+    does: the future stays pending, and so cancellable, until the task is done)."""
+    if task.cancelled():
+        future.cancel()
+    if not future.set_running_or_notify_cancel():
+        return
+    if (exc := task.exception()) is not None:
+        future.set_exception(exc)
+    else:
+        future.set_result(task.result())
+
+
+async def _cancel_others() -> None:
+    """Cancel every task on this loop but the current one, and wait for them to end."""
+    current = asyncio.current_task()
+    rest = [t for t in asyncio.all_tasks() if t is not current]
+    for task in rest:
+        task.cancel()
+    await asyncio.gather(*rest, return_exceptions=True)
+
+
+def shutdown(runner: Runner, close: Make[None]) -> None:
+    """Cancel the runner's work, run ``close`` on it, then stop it; waits for all three.
+    For ``Client.close()``.
+
+    Work is cancelled first: a submit still recording its journal entry then stops before
+    sending, instead of meeting a closed connection pool.
+    """
+    if runner.running:
+
+        async def cancel_then_close() -> None:
+            await _cancel_others()
+            await close()
+
+        try:
+            runner.run(cancel_then_close)
+        except Exception:  # the pool is going away either way
+            logger.debug("genlab: error while closing the client", exc_info=True)
+        runner.stop()
+
+
+def shutdown_soon(runner: Runner, close: Make[None]) -> None:
+    """Ask the runner to cancel its work, run ``close`` and stop itself; never waits.
+
+    For ``weakref.finalize``: when a Client that was never closed is collected, or at exit.
+    The collector runs this in whatever thread it interrupts, perhaps one holding the import
+    lock, while closing the pool on the runner may import lazily: waiting here could deadlock
+    both threads, so the runner closes itself instead.
+    """
+    if not runner.running:
+        return
+
+    async def close_and_stop() -> None:
+        await _cancel_others()
+        try:
+            await close()
+        except Exception:  # the pool is going away either way
+            logger.debug("genlab: error while closing the client", exc_info=True)
+        asyncio.get_running_loop().stop()
+
+    try:
+        runner.start(close_and_stop)
+    except RuntimeError:  # the loop closed meanwhile
+        pass
+
+
+# --- the facade, made from the async client ------------------------------------------
+
+Note = Callable[..., str | None]
+"""Says what an interrupted call leaves behind, from the call's arguments."""
+
+MAY_HAVE_SENT = "the submission may have reached the service; check client.history before " \
+    "submitting again"
+
+
+def blocking(
+    method: Callable[Concatenate[AsyncClient, P], Coroutine[Any, Any, T]],
+    note: Note | None = None,
+) -> Callable[Concatenate[Client, P], T]:
+    """The blocking twin of an :class:`AsyncClient` coroutine method: same signature and
+    documentation, run on the client's runner."""
+
+    @functools.wraps(method)
+    def call(self: Client, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return self._runner.run(
+            lambda: method(self._async, *args, **kwargs),
+            interrupted_note=note(*args, **kwargs) if note is not None else None,
+        )
+
+    return call
+
+
+def in_background(
+    method: Callable[Concatenate[AsyncClient, P], Coroutine[Any, Any, T]],
+) -> Callable[Concatenate[Client, P], concurrent.futures.Future[T]]:
+    """An :class:`AsyncClient` coroutine method started on the runner, returning a
+    :class:`concurrent.futures.Future` at once (``future.cancel()`` stops the waiting, never a
+    task on the service)."""
+
+    def call(self: Client, /, *args: P.args, **kwargs: P.kwargs) -> concurrent.futures.Future[T]:
+        return self._runner.start(lambda: method(self._async, *args, **kwargs))
+
+    call.__name__ = call.__qualname__ = f"{method.__name__}_future"
+    call.__doc__ = (
+        f"Start :meth:`AsyncClient.{method.__name__}` in the background and return a "
+        ":class:`concurrent.futures.Future` at once; it resolves to what the call returns, or "
+        "raises what it raises. ``future.cancel()`` stops waiting; a task keeps running."
+    )
+    call.__signature__ = _signature(method)  # type: ignore[attr-defined]
+    return call
+
+
+def _signature(method: Callable[..., Any]) -> Any:
+    import inspect
+
+    return inspect.signature(method)
+
+
+def _resume_note(task: TaskRef, *args: Any, **kwargs: Any) -> str:
+    task_id = task if isinstance(task, str) else task.task_id
+    return f"task {task_id} is still running on the service; resume with client.wait({task_id!r})"
 
 
 class Client:
     """The synchronous genlab client, for notebook cells, scripts and widget callbacks.
 
-    It takes the same arguments as :class:`AsyncClient` and has the same methods, blocking.
-    ``on_update`` callbacks run on the client's runner thread (assign widget traits there;
-    do not call this client's blocking methods from them).
+    It takes the same arguments as :class:`AsyncClient` and has the same methods, blocking
+    (plus ``generate_future`` and ``wait_future``, which return at once). ``on_update``
+    callbacks run on the client's runner thread (assign widget traits there; do not call this
+    client's blocking methods from them).
 
     Example:
         with genlab.Client() as client:
@@ -58,6 +321,53 @@ class Client:
             self, shutdown_soon, self._runner, self._async.aclose
         )
 
+    # --- made from the async client ----------------------------------------------------
+
+    submit = blocking(AsyncClient.submit, lambda *a, **k: MAY_HAVE_SENT)
+    get = blocking(AsyncClient.get)
+    wait = blocking(AsyncClient.wait, _resume_note)
+    reroll = blocking(AsyncClient.reroll, lambda *a, **k: MAY_HAVE_SENT)
+    map = blocking(
+        AsyncClient.map,
+        lambda *a, **k: "accepted tasks keep running; their ids are in client.history",
+    )
+    download = blocking(AsyncClient.download)
+    find_reusable = blocking(AsyncClient.find_reusable)
+    upload = blocking(AsyncClient.upload)
+    reference_url = blocking(AsyncClient.reference_url)
+    fetch_media = blocking(AsyncClient.fetch_media)
+    generate_future = in_background(AsyncClient.generate)
+    wait_future = in_background(AsyncClient.wait)
+
+    def generate(
+        self,
+        request_or_body: RequestLike | None = None,
+        /,
+        *,
+        timeout: float | None = None,
+        on_update: OnUpdate | None = None,
+        raise_on_failure: bool = True,
+        reuse: bool | None = None,
+        **fields: Any,
+    ) -> TaskRecord:
+        """Submit and wait; see :meth:`AsyncClient.generate` (and its ``reuse``).
+
+        Example:
+            record = client.generate(model="video-a", prompt="a fox", duration=5)
+        """
+        # Two steps so an interrupt during the wait can name the accepted task.
+        task: Task = self.submit(request_or_body, reuse=reuse, **fields)
+        return self.wait(
+            task, timeout=timeout, on_update=on_update, raise_on_failure=raise_on_failure
+        )
+
+    def check_budget(self, requests: Iterable[RequestBase]) -> int:
+        """Check a whole batch against the budget before sending any of it; see
+        :meth:`AsyncClient.check_budget`."""
+        return self._async.check_budget(requests)
+
+    # --- state -------------------------------------------------------------------------
+
     @property
     def history(self) -> TaskJournal:
         """The journal every submission is recorded in."""
@@ -68,6 +378,10 @@ class Client:
         return self._async.base_url
 
     @property
+    def config(self) -> ClientConfig:
+        return self._async.config
+
+    @property
     def supports_uploads(self) -> bool:
         """True when the service takes local files (``genlab.connect()`` sets it for the
         embedded emulator); see :attr:`AsyncClient.supports_uploads`."""
@@ -76,42 +390,6 @@ class Client:
     @supports_uploads.setter
     def supports_uploads(self, value: bool) -> None:
         self._async.supports_uploads = value
-
-    def upload(self, source: FileLike, filename: str | None = None) -> str:
-        """Upload a local file to the emulator; see :meth:`AsyncClient.upload`."""
-        return self._runner.run(self._async.upload(source, filename))
-
-    def reference_url(
-        self, data: bytes, filename: str, *, allow_data_uri: bool, field: str | None = None
-    ) -> str:
-        """The URL to send for a local reference file: uploaded when :attr:`supports_uploads`,
-        else a ``data:`` URI for an image where allowed; see :meth:`AsyncClient.reference_url`.
-
-        Raises:
-            InvalidParameterError: the list needs a public http(s) URL for this file.
-
-        Example:
-            url = client.reference_url(png, "frame.png", allow_data_uri=spec.allow_data_uri)
-        """
-        return self._runner.run(
-            self._async.reference_url(data, filename, allow_data_uri=allow_data_uri, field=field)
-        )
-
-    def fetch_media(self, url: str, *, max_bytes: int = MAX_MEDIA_BYTES) -> bytes:
-        """The bytes behind a media URL, at most ``max_bytes``; see
-        :meth:`AsyncClient.fetch_media`.
-
-        Raises:
-            MediaError: the media could not be fetched, or is larger than ``max_bytes``.
-
-        Example:
-            png = client.fetch_media(record.images[0].url)
-        """
-        return self._runner.run(self._async.fetch_media(url, max_bytes=max_bytes))
-
-    @property
-    def config(self) -> ClientConfig:
-        return self._async.config
 
     @property
     def budget(self) -> Budget | None:
@@ -125,20 +403,9 @@ class Client:
 
     @property
     def budget_remaining_today(self) -> int | None:
-        """Credits left in the day cap today, across processes (None without one)."""
+        """Credits left in the day cap today, across processes (None without one); a figure
+        kept up to date in the background, never a database query."""
         return self._async.budget_remaining_today
-
-    def find_reusable(
-        self, request_or_body: RequestLike | None = None, /, **fields: Any
-    ) -> PastResult | None:
-        """The earlier result a reuse would return for this request, or None (nothing is
-        sent; it may probe one media link); see :meth:`AsyncClient.find_reusable`."""
-        return self._runner.run(self._async.find_reusable(request_or_body, **fields))
-
-    def check_budget(self, requests: Iterable[RequestBase]) -> int:
-        """Check a whole batch against the budget before sending any of it; see
-        :meth:`AsyncClient.check_budget`."""
-        return self._async.check_budget(requests)
 
     @property
     def aio(self) -> AsyncClient:
@@ -162,166 +429,3 @@ class Client:
     @property
     def closed(self) -> bool:
         return not self._finalizer.alive
-
-    # --- the blocking API ------------------------------------------------------------
-
-    def submit(
-        self, request_or_body: RequestLike | None = None, /, *, reuse: bool | None = None,
-        **fields: Any,
-    ) -> Task:
-        """Validate and submit once, inside the budget; see :meth:`AsyncClient.submit`."""
-        return self._runner.run(
-            self._async.submit(request_or_body, reuse=reuse, **fields),
-            interrupted_note="the submission may have reached the service; check "
-            "client.history before submitting again",
-        )
-
-    def get(self, task_or_id: TaskRef, *, kind: Kind | None = None) -> TaskRecord:
-        """The task's current record; see :meth:`AsyncClient.get`."""
-        return self._runner.run(self._async.get(task_or_id, kind=kind))
-
-    def wait(
-        self,
-        task: TaskRef,
-        *,
-        timeout: float | None = None,
-        on_update: OnUpdate | None = None,
-        raise_on_failure: bool = True,
-    ) -> TaskRecord:
-        """Poll until the task ends; see :meth:`AsyncClient.wait`.
-
-        Ctrl-C stops waiting (not the task) and re-raises ``KeyboardInterrupt`` with a note
-        naming the task id; resume with ``client.wait(task_id)``.
-        """
-        task_id = task if isinstance(task, str) else task.task_id
-        return self._runner.run(
-            self._async.wait(
-                task, timeout=timeout, on_update=on_update, raise_on_failure=raise_on_failure
-            ),
-            interrupted_note=f"task {task_id} is still running on the service; resume with "
-            f"client.wait({task_id!r})",
-        )
-
-    def generate(
-        self,
-        request_or_body: RequestLike | None = None,
-        /,
-        *,
-        timeout: float | None = None,
-        on_update: OnUpdate | None = None,
-        raise_on_failure: bool = True,
-        reuse: bool | None = None,
-        **fields: Any,
-    ) -> TaskRecord:
-        """Submit and wait; see :meth:`AsyncClient.generate` (and its ``reuse``).
-
-        Example:
-            record = client.generate(model="video-a", prompt="a fox", duration=5)
-        """
-        # Two steps so an interrupt during the wait can name the accepted task.
-        task = self.submit(request_or_body, reuse=reuse, **fields)
-        return self.wait(
-            task, timeout=timeout, on_update=on_update, raise_on_failure=raise_on_failure
-        )
-
-    def reroll(
-        self,
-        record_or_request: TaskRef | RequestLike,
-        /,
-        *,
-        timeout: float | None = None,
-        on_update: OnUpdate | None = None,
-    ) -> TaskRecord:
-        """Generate a fresh one and pay for it; see :meth:`AsyncClient.reroll`.
-
-        Example:
-            again = client.reroll(record)
-        """
-        return self._runner.run(
-            self._async.reroll(record_or_request, timeout=timeout, on_update=on_update),
-            interrupted_note="the submission may have reached the service; check "
-            "client.history before submitting again",
-        )
-
-    def map(
-        self,
-        requests: Iterable[RequestLike],
-        *,
-        concurrency: int = 4,
-        timeout: float | None = None,
-        on_update: OnUpdate | None = None,
-        reuse: bool | None = None,
-    ) -> list[Outcome]:
-        """Run many requests with bounded concurrency; see :meth:`AsyncClient.map`."""
-        return self._runner.run(
-            self._async.map(
-                list(requests), concurrency=concurrency, timeout=timeout, on_update=on_update,
-                reuse=reuse,
-            ),
-            interrupted_note="accepted tasks keep running; their ids are in client.history",
-        )
-
-    def download(
-        self,
-        record: TaskRef,
-        directory: str | os.PathLike[str] | None = None,
-        *,
-        storage_options: Mapping[str, Any] | None = None,
-    ) -> list[Path | str]:
-        """Save results and a JSON sidecar into a folder or a URL (``"s3://bucket/prefix/"``;
-        default ``GENLAB_MEDIA``, else the current folder); see :meth:`AsyncClient.download`.
-
-        Local files come back as :class:`~pathlib.Path`, remote ones as URL strings.
-        """
-        return self._runner.run(
-            self._async.download(record, directory, storage_options=storage_options)
-        )
-
-    # --- non-blocking, for widgets ---------------------------------------------------
-
-    def generate_future(
-        self,
-        request_or_body: RequestLike | None = None,
-        /,
-        *,
-        timeout: float | None = None,
-        on_update: OnUpdate | None = None,
-        raise_on_failure: bool = True,
-        reuse: bool | None = None,
-        **fields: Any,
-    ) -> concurrent.futures.Future[TaskRecord]:
-        """Start submit + wait in the background and return at once.
-
-        The returned :class:`concurrent.futures.Future` resolves to the record (or raises what
-        :meth:`generate` would). ``future.cancel()`` stops waiting; the task keeps running.
-        ``reuse`` is :meth:`generate`'s.
-
-        Example:
-            future = client.generate_future(model="image-b", prompt="a kite")
-            future.add_done_callback(lambda f: gallery.show(f.result()))
-        """
-        return self._runner.start(
-            self._async.generate(
-                request_or_body,
-                timeout=timeout,
-                on_update=on_update,
-                raise_on_failure=raise_on_failure,
-                reuse=reuse,
-                **fields,
-            )
-        )
-
-    def wait_future(
-        self,
-        task: TaskRef,
-        *,
-        timeout: float | None = None,
-        on_update: OnUpdate | None = None,
-        raise_on_failure: bool = True,
-    ) -> concurrent.futures.Future[TaskRecord]:
-        """Like :meth:`wait`, in the background; returns a :class:`concurrent.futures.Future`."""
-        return self._runner.start(
-            self._async.wait(
-                task, timeout=timeout, on_update=on_update, raise_on_failure=raise_on_failure
-            )
-        )

@@ -24,7 +24,8 @@ import json
 import logging
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import IO, Any, TypeVar
+from typing import IO, Any, Generic, NamedTuple, TypeVar
+from urllib.parse import quote
 
 import httpx
 import stamina
@@ -39,7 +40,7 @@ from genlab._errors import (
     UnreadableResponseError,
 )
 from genlab._version import __version__
-from genlab._wire import ErrorEnvelope
+from genlab._wire import ErrorEnvelope, Kind
 from genlab.client._config import ClientConfig
 
 logger = logging.getLogger("genlab")
@@ -73,7 +74,8 @@ class Http:
 
     Example:
         http = Http(resolve_config("http://emulator", "k"), transport=None)
-        record = await http.get("/v1/videos/tasks/t1", TaskRecord.model_validate, what="record")
+        reply = await http.get("/v1/videos/tasks/t1", TaskRecord.model_validate, what="record")
+        record, hint = reply.value, reply.hint
     """
 
     def __init__(self, config: ClientConfig, transport: httpx.AsyncBaseTransport | None) -> None:
@@ -87,7 +89,9 @@ class Http:
             max_redirects=MAX_REDIRECTS,
             headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
         )
-        self._hints: dict[str, float] = {}
+        # Added per API request rather than as a client default, so media downloads from
+        # another host (a CDN) never receive the key. Never shown: Http has no repr of it.
+        self._authorization = f"Bearer {config.api_key.reveal()}"
 
     async def aclose(self) -> None:
         await self.client.aclose()
@@ -97,9 +101,7 @@ class Http:
         return self.client.is_closed
 
     def _auth(self) -> dict[str, str]:
-        # Added per API request rather than as a client default, so media downloads from
-        # another host (a CDN) never receive the key.
-        return {"Authorization": f"Bearer {self.config.api_key.reveal()}"}
+        return {"Authorization": self._authorization}
 
     # --- the one error chokepoint ----------------------------------------------------
 
@@ -143,10 +145,10 @@ class Http:
 
     def _text(self, response: httpx.Response, *, scrub: bool) -> str:
         text = response.text
+        if not scrub:
+            return text
         key = self.config.api_key.reveal()
-        if scrub and key and key in text:
-            text = text.replace(key, "***")
-        return text
+        return text.replace(key, "***") if key and key in text else text
 
     # --- retry policy ----------------------------------------------------------------
 
@@ -229,24 +231,11 @@ class Http:
                 uncertain_message(model, str(exc)), model=model, body=body
             ) from exc
 
-    async def get(self, path: str, parse: Parse[T], *, what: str) -> T:
-        """GET an API path with retries; return ``parse`` of its answer (see :meth:`read`).
-
-        A polling hint in the answer (see :func:`poll_hint`) is kept for :meth:`take_hint`.
-        """
+    async def get(self, path: str, parse: Parse[T], *, what: str) -> Reply[T]:
+        """GET an API path with retries; ``parse`` of its answer (see :meth:`read`), with the
+        service's polling hint on that answer (see :func:`poll_hint`)."""
         response = await self._safe_request("GET", path)
-        hint = poll_hint(response.headers)
-        if hint is None:
-            self._hints.pop(path, None)
-        else:
-            if len(self._hints) > 1000:  # hints nobody asked for (plain get() calls)
-                self._hints.clear()
-            self._hints[path] = hint
-        return self.read(response, parse, what=what)
-
-    def take_hint(self, path: str) -> float | None:
-        """The polling hint of the last GET of ``path`` (seconds), once; None if it had none."""
-        return self._hints.pop(path, None)
+        return Reply(self.read(response, parse, what=what), poll_hint(response.headers))
 
     async def post_file(
         self,
@@ -299,6 +288,13 @@ class Http:
             response.request.url.path,
             response.status_code,
         )
+
+
+class Reply(NamedTuple, Generic[T]):
+    """A read answer, and the seconds the service asked a poller to wait (None: no hint)."""
+
+    value: T
+    hint: float | None
 
 
 POLL_HINT_HEADERS = ("Retry-After", "Poll-After", "X-Poll-After")
@@ -385,3 +381,45 @@ def connection_error(
         f"could not reach the service at {base_url} ({type(exc).__name__}: {exc}); check "
         "base_url / GENLAB_BASE_URL and your network"
     )
+
+
+# --- task ids ------------------------------------------------------------------------
+# Task ids as the client sends them: checked once, and escaped as one path segment.
+# The interface says a task id is a string and nothing more, so a service may hand out ids with
+# ``/``, ``?``, ``#``, ``%`` or spaces in them. Sent unescaped, ``?`` would start a query and
+# ``/`` a new segment: the request would reach a different task. Every id is therefore sent
+# percent-encoded as a single segment, and ids that no escaping can make a segment of (empty,
+# ``.``, ``..``) are refused before anything is sent.
+
+
+def check_task_id(task_id: Any) -> str:
+    """``task_id`` when it can name a task in a URL; a clear ``ValueError`` when it cannot.
+
+    Example:
+        >>> check_task_id("t-1")
+        't-1'
+        >>> check_task_id("..")
+        Traceback (most recent call last):
+        ...
+        ValueError: '..' cannot be a task id: '.' and '..' mean 'this folder' and 'the parent' in a URL path; pass the task_id the service returned
+    """  # noqa: E501
+    if not isinstance(task_id, str):
+        raise TypeError(f"a task id is a string, got {type(task_id).__name__}")
+    if not task_id:
+        raise ValueError("the task id is empty; pass the task_id the service returned")
+    if task_id in (".", ".."):
+        raise ValueError(
+            f"{task_id!r} cannot be a task id: '.' and '..' mean 'this folder' and 'the parent' "
+            "in a URL path; pass the task_id the service returned"
+        )
+    return task_id
+
+
+def task_path(kind: Kind, task_id: str) -> str:
+    """The task query path of ``task_id``, escaped as one path segment.
+
+    Example:
+        >>> task_path("video", "run/7?v=2#a b")
+        '/v1/videos/tasks/run%2F7%3Fv%3D2%23a%20b'
+    """
+    return f"/v1/{kind}s/tasks/{quote(check_task_id(task_id), safe='')}"

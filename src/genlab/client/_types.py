@@ -9,7 +9,7 @@ Example:
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +29,8 @@ RequestLike = Mapping[str, Any] | RequestBase
 """A request: a body dict, or a request the catalog already validated."""
 TaskRef = Task | TaskRecord | str
 """A task: the accepted Task, a record of it, or its id."""
+OnUpdate = Callable[[TaskRecord], object]
+"""Called with a task's record once per status change; may be a coroutine function."""
 
 
 @dataclass(slots=True)
@@ -84,6 +86,7 @@ __all__ = [
     "TERMINAL_STATUSES",
     "ImageResult",
     "Kind",
+    "OnUpdate",
     "Outcome",
     "RequestLike",
     "Task",

@@ -1,6 +1,8 @@
 """The journal interface: what the client tells a history about every submission, and what a
 history (``genlab.history``) implements and imports. This module is the documented interface
-for sibling packages; people use ``genlab.client`` (the user's API) instead.
+for sibling packages (history, comparison, report, widgets, connect): the journal protocols,
+what a journal keeps, and the few helpers they share with the client (kept media, safe file
+names, the client's option names). People use ``genlab.client`` (the user's API) instead.
 
 The client calls a :class:`TaskJournal` at each step of a task's life, so that a submission
 whose answer was lost is never forgotten and its credits can be accounted for:
@@ -11,10 +13,11 @@ whose answer was lost is never forgotten and its credits can be accounted for:
 3. ``status_changed`` for every new status observed,
 4. ``results_saved`` after files were downloaded.
 
-It also answers ``duration_samples``: the finished tasks the client's
-:class:`~genlab.client.DurationModel` learns from, so polling is scheduled around when a task
-like this one will likely finish. :class:`MemoryJournal` (the default) keeps everything in
-memory; the SQLite history in :mod:`genlab.history` implements the same protocol durably.
+A :class:`SpendJournal` also keeps the money (earlier results by content address, reuses,
+the day cap) and the requests sent. :class:`MemoryJournal` (the default) keeps all of it in
+memory for one session; :class:`genlab.History` keeps it durably (SQLite or PostgreSQL).
+Durations to learn polling from are not the journal's business: a client is given a durations
+source of its own (``AsyncClient(durations=...)``; ``genlab.connect()`` passes the history's).
 
 Example:
     journal = MemoryJournal()
@@ -26,25 +29,113 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import hashlib
 import itertools
 import logging
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from genlab.client._budget import day_limit_error
-from genlab.client._durations import DurationSample, Work
-from genlab.client._reuse import PastResult, Reused
-from genlab.client._types import Task, TaskRecord
+from genlab._errors import CreditLimitError
+from genlab.client._config import ConfigOptions
+from genlab.client._durations import DurationSample
+from genlab.client._pacing import Work
+from genlab.client._storage import (
+    MEDIA_ENV,
+    is_remote,
+    media_join,
+    media_location,
+    media_name,
+    media_size,
+    read_media,
+)
+from genlab.client._types import RequestLike, Task, TaskRecord
+from genlab.client._uploads import safe_filename
 
 logger = logging.getLogger("genlab")
 
 DurationKey = tuple[str, str | None, float | None]
 T = TypeVar("T")
+
+
+def day_limit_error(what: str, credits: int, spent: int, cap: int) -> CreditLimitError:
+    """The refusal of a submit (or a batch) that would cross ``Budget(day=...)``; nothing was
+    sent. ``what`` names it, e.g. ``"video-a: this task"``.
+
+    Example:
+        >>> print(day_limit_error("video-a: this task", 800, 1500, 2000))
+        video-a: this task would cost 800 credits and 500 of today's 2,000 remain (UTC day, every process writing this history). Nothing was sent; raise Budget(day=...) or wait for 00:00 UTC
+    """  # noqa: E501
+    left = max(0, cap - spent)
+    return CreditLimitError(
+        f"{what} would cost {credits:,} credits and {left:,} of today's {cap:,} remain "
+        "(UTC day, every process writing this history). Nothing was sent; raise "
+        "Budget(day=...) or wait for 00:00 UTC",
+        estimate=credits,
+        max_credits=left,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PastResult:
+    """A succeeded task of some content address, as a history keeps it."""
+
+    record: TaskRecord
+    submitted_at: datetime | None
+    credits: int | None  # what it cost: published, else the budget's assumed price
+    paths: tuple[Path | str, ...] = ()  # local paths, or URLs in object storage
+
+    @property
+    def files(self) -> tuple[Path | str, ...]:
+        """The saved files (media, covers, the sidecar) that are still there.
+
+        Local files are checked; files in object storage (URL strings) are not, so a lookup
+        never waits on the network: ``client.download`` fetches again when one is gone.
+        """
+        return tuple(p for p in self.paths if isinstance(p, str) or p.is_file())
+
+    @property
+    def saved(self) -> bool:
+        """True when its media (not only a sidecar) is still saved."""
+        return any(not media_name(p).endswith(".json") for p in self.files)
+
+
+@dataclass(frozen=True, slots=True)
+class Reused:
+    """The note on a reused result: which earlier task, from when, and what reusing saved.
+
+    ``credits_saved`` is None when the earlier run had no known price. ``in_flight`` is True
+    when an identical submission of this client was still running and was joined instead.
+
+    Example:
+        >>> from datetime import UTC, datetime
+        >>> Reused("task-1", datetime(2026, 5, 1, 12, tzinfo=UTC), 800).message
+        'reused task task-1 from 2026-05-01 12:00 UTC, 800 credits saved; reuse=False for a fresh one'
+    """  # noqa: E501
+
+    task_id: str
+    when: datetime | None
+    credits_saved: int | None
+    paths: tuple[Path | str, ...] = ()
+    in_flight: bool = False
+
+    @property
+    def message(self) -> str:
+        """The one line said when a result is reused."""
+        if self.in_flight:
+            source = f"joined task {self.task_id}, an identical submission still in flight"
+        else:
+            when = f" from {self.when:%Y-%m-%d %H:%M} UTC" if self.when is not None else ""
+            source = f"reused task {self.task_id}{when}"
+        saved = (
+            f"{self.credits_saved:,} credits saved" if self.credits_saved is not None
+            else "its price is unknown, nothing paid"
+        )
+        return f"{source}, {saved}; reuse=False for a fresh one"
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +167,7 @@ class SubmitEntry:
 
 @runtime_checkable
 class TaskJournal(Protocol):
-    """What the client records, and the one question it asks (``duration_samples``).
+    """What the client records of every submission.
 
     Methods are called on the client's journal thread (never on its event loop, so a slow or
     locked history does not stall polling), one at a time, in the order of events. Exceptions
@@ -109,13 +200,6 @@ class TaskJournal(Protocol):
         as ``"s3://bucket/prefix/t1.mp4"``)."""
         ...
 
-    def duration_samples(self, limit: int = 1000) -> Sequence[DurationSample]:
-        """Up to ``limit`` succeeded tasks (newest first) to learn durations from.
-
-        Asked once per client, on its first wait; tasks that finish later reach the client's
-        model directly.
-        """
-        ...
 
 
 @runtime_checkable
@@ -140,6 +224,11 @@ class SpendJournal(TaskJournal, Protocol):
     def day_spent(self, moment: datetime) -> int:
         """Credits counted on ``moment``'s UTC day: submissions not refused, at their
         published price, else their assumed one."""
+        ...
+
+    def request_of(self, task_id: str) -> dict[str, Any] | None:
+        """The body submitted for ``task_id`` as it was sent, or None when it is not kept
+        (unknown task, or a body the journal keeps only in short)."""
         ...
 
 
@@ -264,10 +353,14 @@ class JournalEntry:
 class MemoryJournal:
     """The default journal: entries and finished tasks' durations in memory, for one session.
 
-    The newest ``window`` succeeded tasks are kept as duration samples.
+    The newest ``window`` succeeded tasks are kept as duration samples. Request bodies are
+    kept in short: an inline ``data:`` URI longer than ``INLINE_KEPT`` characters is replaced
+    by its size and digest (a notebook sending many image references must not keep every
+    byte of them for its whole life), and :meth:`request_of` then says it no longer has that
+    body. :class:`genlab.History` keeps bodies whole.
 
     Example:
-        >>> from genlab.client import Work
+        >>> from genlab.client.journal import Work
         >>> journal = MemoryJournal()
         >>> journal.learn(DurationSample(Work("video-a", "video", 1280 * 720, 5.0), 12.0))
         >>> [s.seconds for s in journal.duration_samples()]
@@ -284,7 +377,10 @@ class MemoryJournal:
 
     # --- the protocol ----------------------------------------------------------------
 
+    INLINE_KEPT = 4096
+
     def submit_started(self, entry: SubmitEntry) -> str:
+        entry = replace(entry, body=_in_short(entry.body, self.INLINE_KEPT))
         with self._lock:
             if entry.day_cap is not None:  # checked and reserved under one lock
                 spent = self._day_spent(entry.submitted_at)
@@ -354,6 +450,13 @@ class MemoryJournal:
         with self._lock:
             return self._day_spent(moment)
 
+    def request_of(self, task_id: str) -> dict[str, Any] | None:
+        with self._lock:
+            item = self._by_task.get(task_id)
+        if item is None or _SHORTENED in repr(item.entry.body):
+            return None
+        return dict(item.entry.body)
+
     def _day_spent(self, moment: datetime) -> int:
         day = moment.astimezone(UTC).date()
         return sum(
@@ -383,7 +486,34 @@ class MemoryJournal:
             return f"MemoryJournal(entries={len(self._entries)}, durations={len(self._durations)})"
 
 
+
+_SHORTENED = " (kept in short by MemoryJournal)"
+
+
+def _in_short(value: Any, longest: int) -> Any:
+    """``value`` with every ``data:`` URI longer than ``longest`` replaced by its size and
+    digest (see :class:`MemoryJournal`).
+
+    Example:
+        >>> _in_short({"refs": [{"url": "data:image/png;base64," + "A" * 50}]}, 20)["refs"][0]
+        {'url': 'data:image/png;base64,… 72 characters, sha256:669393d23419 (kept in short by MemoryJournal)'}
+    """  # noqa: E501
+    if isinstance(value, str):
+        if len(value) > longest and value.startswith("data:"):
+            head = value[: value.find(",") + 1] if "," in value[:200] else value[:40]
+            digest = hashlib.sha256(value.encode()).hexdigest()[:12]
+            return f"{head}… {len(value)} characters, sha256:{digest}{_SHORTENED}"
+        return value
+    if isinstance(value, dict):
+        return {k: _in_short(v, longest) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_in_short(v, longest) for v in value]
+    return value
+
+
 __all__ = [
+    "MEDIA_ENV",
+    "ConfigOptions",
     "DurationKey",
     "DurationSample",
     "JournalEntry",
@@ -395,6 +525,14 @@ __all__ = [
     "SubmitEntry",
     "TaskJournal",
     "Work",
+    "RequestLike",
     "day_limit_error",
+    "is_remote",
+    "media_join",
+    "media_location",
+    "media_name",
+    "media_size",
+    "read_media",
     "recording",
+    "safe_filename",
 ]

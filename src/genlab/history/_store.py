@@ -198,6 +198,14 @@ class Journal(Database):
         with self._read() as db:
             return self._day_spent(db, moment.timestamp())
 
+    def request_of(self, task_id: str) -> dict[str, Any] | None:
+        """The body submitted for ``task_id``, as it was sent; None for an unknown task."""
+        found = self.rows(sa.select(_T.request).where(_T.task_id == task_id).limit(1))
+        if not found or not found[0].request:
+            return None
+        body = json.loads(found[0].request)
+        return body if isinstance(body, dict) else None
+
     def find_results(self, address: str, limit: int = 5) -> list[PastResult]:
         """Succeeded tasks of this content address, newest first (an index lookup)."""
         found = []

@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from genlab._errors import GenlabError, MediaError
-from genlab.client import data_uri, media_location, media_name, media_size, read_media
+from genlab.client import data_uri
+from genlab.client.journal import media_location, media_name, media_size, read_media
 from genlab.report._preview import video_preview
 
 logger = logging.getLogger("genlab")

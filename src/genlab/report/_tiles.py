@@ -14,7 +14,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from genlab.client import media_location, media_name
+from genlab.client.journal import media_location, media_name
 from genlab.report._media import _MEDIA_SUFFIXES, _VIDEO_SUFFIXES, TILE_WIDTH, Embed, embed_file
 
 MEDIA_CSS = f"""

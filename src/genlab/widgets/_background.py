@@ -134,16 +134,23 @@ class Background:
     def shutdown(self, wait: bool = True) -> None:
         """Stop the clock, drop queued work and end the threads (after the running work).
 
-        The next :meth:`run` or :meth:`tick` starts again.
+        With ``wait``, work that the running work started meanwhile (a card that finished
+        and refreshes its panel) is ended too: no thread outlives the call. The next
+        :meth:`run` or :meth:`tick` starts again.
         """
-        with self._lock:
-            pool, self._pool = self._pool, None
-            clock, self._clock = self._clock, None
-            self._ticks.clear()
-        if clock is not None:
-            thread, wake = clock
-            wake.set()
-            if wait and thread is not threading.current_thread():
-                thread.join()
-        if pool is not None:
-            pool.shutdown(wait=wait, cancel_futures=True)
+        while True:
+            with self._lock:
+                pool, self._pool = self._pool, None
+                clock, self._clock = self._clock, None
+                self._ticks.clear()
+            if pool is None and clock is None:
+                return
+            if clock is not None:
+                thread, wake = clock
+                wake.set()
+                if wait and thread is not threading.current_thread():
+                    thread.join()
+            if pool is not None:
+                pool.shutdown(wait=wait, cancel_futures=True)
+            if not wait:
+                return

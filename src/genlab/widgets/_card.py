@@ -39,7 +39,8 @@ from genlab._errors import (
     TaskTimeoutError,
 )
 from genlab.catalog import CATALOG, Preview, preview
-from genlab.client import MEDIA_ENV, TaskRecord, media_join, media_location, safe_filename
+from genlab.client import TaskRecord
+from genlab.client.journal import MEDIA_ENV, media_join, media_location, safe_filename
 from genlab.report import media_html
 from genlab.widgets._background import Background
 from genlab.widgets._fields import BORDER, ERROR, MUTED
@@ -224,8 +225,11 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         try:
             # Only a choice is passed on: a client without reuse still runs plain cards.
             choice = {} if self.reuse is None else {"reuse": self.reuse}
+            # The request the form validated is handed over as it is: the client does not
+            # validate it again.
+            request = self.checked.request if self.checked.request is not None else self.body
             self.future = self.client.generate_future(
-                self.body, on_update=self._on_update, **choice
+                request, on_update=self._on_update, **choice
             )
         except Exception as exc:  # e.g. a closed client: shown, not raised
             self._fail(exc)

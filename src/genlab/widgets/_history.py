@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 import ipywidgets as widgets
 
 from genlab.catalog import CATALOG
-from genlab.client import TaskJournal
+from genlab.client.journal import TaskJournal
 from genlab.history import DISPLAY_COLUMNS, History
 from genlab.widgets._fields import BORDER, TEXT
 

@@ -12,7 +12,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from genlab.client import Budget, PastResult, TaskJournal, TaskRecord
+from genlab.catalog import RequestBase
+from genlab.client import Budget, PastResult, TaskRecord
+from genlab.client.journal import TaskJournal
 
 
 @runtime_checkable
@@ -44,7 +46,7 @@ class StudioClient(Protocol):
 
     def generate_future(
         self,
-        request_or_body: Mapping[str, Any],
+        request_or_body: Mapping[str, Any] | RequestBase,
         /,
         *,
         on_update: Callable[[TaskRecord], object] | None = None,

@@ -1,46 +1,28 @@
-"""Submitting one request exactly once, with the journal told every step.
+"""Step 1 of a generation: prepare a request, validating it once.
 
-The journal hears ``submit_started`` before anything is sent (if it cannot record, nothing is
-sent), then exactly one of ``submit_accepted``, ``submit_uncertain`` or ``submit_failed``;
-failures of those three are logged and ignored, since the service may already have the task.
-Journal calls run on the client's journal thread (see :class:`JournalWriter`).
+A body dict is validated by the catalog; a request the catalog already validated (a
+``RequestBase``, as the Studio and ``compare`` hold) is taken as it is, never validated again.
+What the catalog does not know yet goes through ``extra_body`` or ``kind=`` (sent unchecked,
+with a notice). The result is the :class:`~genlab.client.journal.SubmitEntry` the journal
+records and the lifecycle sends.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
-import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import Any
 
-from genlab._errors import (
-    ErrorDetail,
-    GenlabError,
-    InvalidParameterError,
-    SubmissionUncertainError,
-)
+from genlab._errors import ErrorDetail, InvalidParameterError
 from genlab._wire import KINDS
 from genlab.catalog import RequestBase, declared_fields, estimate_credits, validate
-from genlab.client._transport import Http
-from genlab.client._types import Kind, RequestLike, Task
-from genlab.client.journal import DurationKey, JournalWriter, SubmitEntry, TaskJournal
+from genlab.client._types import Kind, RequestLike
+from genlab.client.journal import SubmitEntry
 
 logger = logging.getLogger("genlab")
-
-
-@dataclass(frozen=True, slots=True)
-class Submitted:
-    """What a client remembers of a task it submitted: the body, when, and the journal entry."""
-
-    body: dict[str, Any]
-    kind: Kind
-    started: float  # time.monotonic() when the request left
-    entry_id: str
-    duration_key: DurationKey
 
 
 def build_request(request_or_body: RequestLike | None, fields: Mapping[str, Any]) -> RequestBase:
@@ -83,22 +65,6 @@ def prepare(
     *,
     extra_body: Mapping[str, Any] | None = None,
     kind: Kind | None = None,
-) -> SubmitEntry:
-    """The entry to submit; see :func:`prepare_request`.
-
-    Example:
-        >>> prepare({"model": "image-b", "prompt": "a"}, {}).model
-        'image-b'
-    """
-    return prepare_request(request_or_body, fields, extra_body=extra_body, kind=kind)[0]
-
-
-def prepare_request(
-    request_or_body: RequestLike | None,
-    fields: Mapping[str, Any],
-    *,
-    extra_body: Mapping[str, Any] | None = None,
-    kind: Kind | None = None,
 ) -> tuple[SubmitEntry, RequestBase | None]:
     """The entry to submit (the request checked by the catalog, plus what it does not know),
     and the request the catalog checked (None when sent unchecked).
@@ -113,11 +79,11 @@ def prepare_request(
             ``kind``, or the body cannot be sent as JSON.
 
     Example:
-        >>> entry, _ = prepare_request({"model": "image-b", "prompt": "a"}, {},
+        >>> entry, _ = prepare({"model": "image-b", "prompt": "a"}, {},
         ...                            extra_body={"style": "ink"})
         >>> entry.body
         {'model': 'image-b', 'prompt': 'a', 'style': 'ink'}
-        >>> entry, request = prepare_request({"model": "video-z", "prompt": "a"}, {}, kind="video")
+        >>> entry, request = prepare({"model": "video-z", "prompt": "a"}, {}, kind="video")
         >>> request is None, entry.kind, entry.credits, entry.mode
         (True, 'video', None, 'unchecked')
     """
@@ -188,27 +154,6 @@ def prepare_request(
     ), None
 
 
-def _accepted(history: TaskJournal) -> Callable[[str, Task], None]:
-    def record(entry_id: str, task: Task) -> None:
-        try:
-            history.submit_accepted(entry_id, task)
-        except Exception:
-            logger.error(
-                "genlab: task %r was accepted (and may be billed) but the history could not "
-                "record its id; keep this id", task.task_id,
-            )
-            raise
-
-    return record
-
-
-def _never_sent(history: TaskJournal) -> Callable[[str], None]:
-    def mark(entry_id: str) -> None:
-        history.submit_failed(entry_id, "cancelled before it was sent; nothing was billed")
-
-    return mark
-
-
 def _invalid(message: str) -> InvalidParameterError:
     return InvalidParameterError.from_details([ErrorDetail((), message)])
 
@@ -219,55 +164,3 @@ def _json_or_refuse(body: dict[str, Any]) -> dict[str, Any]:
     except (TypeError, ValueError) as exc:
         raise _invalid(f"the request cannot be sent as JSON: {exc}") from None
     return body
-
-
-async def submit_once(
-    http: Http, history: TaskJournal, writer: JournalWriter, entry: SubmitEntry
-) -> tuple[Task, Submitted]:
-    """Send a checked entry once; return the accepted task and what to remember of it.
-
-    Journal calls run on ``writer``'s thread, so a locked history never blocks the event loop.
-
-    Raises:
-        SubmissionUncertainError: it may have reached the service; it was not resent.
-        APIError / APIConnectionError: refused, or the service could not be reached.
-        Exception: whatever ``history.submit_started`` raised (then nothing was sent).
-    """
-    kind = cast(Kind, entry.kind)
-    # Recorded before anything is sent: if this raises, nothing was sent either.
-    entry_id = await writer.call(history.submit_started, entry, on_cancel=_never_sent(history))
-    started = time.monotonic()
-
-    def read_task(data: Mapping[str, Any]) -> Task:
-        return Task.model_validate({**data, "kind": kind})
-
-    try:
-        task = await http.submit(f"/v1/{kind}s/generate", entry.body, read_task, model=entry.model)
-    except SubmissionUncertainError as exc:
-        writer.record("submit_uncertain", history.submit_uncertain, entry_id, str(exc))
-        await writer.settle(ACCEPT_SETTLE)
-        raise
-    except asyncio.CancelledError:
-        reason = "cancelled while the request was in flight"
-        writer.record("submit_uncertain", history.submit_uncertain, entry_id, reason)
-        await writer.settle(ACCEPT_SETTLE)  # the caller waits for this note (see Runner.run)
-        raise
-    except GenlabError as exc:
-        writer.record("submit_failed", history.submit_failed, entry_id, str(exc))
-        await writer.settle(ACCEPT_SETTLE)
-        raise
-    writer.record("submit_accepted", _accepted(history), entry_id, task)
-    await writer.settle(ACCEPT_SETTLE)
-    known = Submitted(
-        body=entry.body,
-        kind=kind,
-        started=started,
-        entry_id=entry_id,
-        duration_key=entry.duration_key,
-    )
-    return task, known
-
-
-ACCEPT_SETTLE = 5.0
-"""Seconds a submit waits for the journal to record its task id before returning anyway (the
-write goes on in the background; a durable history keeps the id elsewhere if it fails)."""
