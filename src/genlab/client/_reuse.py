@@ -25,7 +25,6 @@ Example:
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -35,6 +34,7 @@ from pydantic import Field
 from genlab.catalog import RequestBase
 from genlab.client._storage import media_name
 from genlab.client._types import Task, TaskRecord
+from genlab.display import MUTED, text
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,10 +114,7 @@ class ReusedRecord(TaskRecord):
         return f"{super().__repr__()[:-1]}, reused=True)  # {self.reused.message}"
 
     def _repr_html_(self) -> str:
-        note = (
-            "<div class='genlab-reused' style='color:var(--jp-ui-font-color2, #616161)'>"
-            f"♻ {html.escape(self.reused.message)}</div>"
-        )
+        note = text(f"♻ {self.reused.message}", MUTED, tag="div", cls="genlab-reused")
         return note + super()._repr_html_()
 
 

@@ -31,10 +31,10 @@ Summaries are :func:`genlab.history.summarize`, re-exported here:
 
 from __future__ import annotations
 
+from genlab.display import HTML
 from genlab.history import SUMMARY_COLUMNS, normalized, summarize
 from genlab.report._charts import plot_spend, plot_summary
 from genlab.report._html import (
-    HTML,
     gallery,
     gallery_html,
     report_html,
