@@ -1,5 +1,6 @@
-"""What genlab shows: every card escapes what came from a person or a service, and colours
-follow JupyterLab's light and dark themes (with fallbacks elsewhere)."""
+"""What genlab shows: every card escapes what came from a person or a service, colours follow
+JupyterLab's light and dark themes (with fallbacks elsewhere), and one sniffer tells what a
+media file is, for downloads and for what is embedded alike."""
 
 from __future__ import annotations
 
@@ -11,9 +12,18 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from genlab import display
-from genlab.client import Outcome, Reused, ReusedRecord, SubmitEntry, Task, TaskRecord
+from genlab import display, report
+from genlab.client import (
+    Outcome,
+    Reused,
+    ReusedRecord,
+    SubmitEntry,
+    Task,
+    TaskRecord,
+    extension_for,
+)
 from genlab.history import DisplayFrame, History
+from genlab.media import SNIFF_BYTES, sniff
 from genlab.report import summary_html
 
 SCRIPT = "<script>alert(1)</script>"
@@ -218,3 +228,55 @@ def test_cards_and_tables_take_every_colour_from_the_theme() -> None:
             assert colour.strip() in colours, (name, colour, page)
             checked += 1
     assert checked >= 20  # the pattern does find the cards' colours
+
+
+# --- the one sniffer -------------------------------------------------------------------------
+
+SNIFFED = [
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "image/png", ".png"),
+    (b"\xff\xd8\xff\xe0\x00\x10JFIF\x00", "image/jpeg", ".jpg"),
+    (b"GIF87a\x01\x00\x01\x00", "image/gif", ".gif"),
+    (b"GIF89a\x01\x00\x01\x00", "image/gif", ".gif"),
+    (b"RIFF\x24\x00\x00\x00WEBPVP8 ", "image/webp", ".webp"),
+    (b"\x00\x00\x00\x20ftypisom\x00\x00\x02\x00", "video/mp4", ".mp4"),
+    (b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00", "video/mp4", ".mp4"),
+    (b"\x00\x00\x00\x14ftypqt  \x00\x00\x02\x00", "video/quicktime", ".mov"),
+    # QuickTime without ftyp: the first box is the movie, its data, or padding.
+    (b"\x00\x00\x6c\x5bmoov\x00\x00\x00\x6cmvhd", "video/quicktime", ".mov"),
+    (b"\x00\x01\x00\x00mdat\x00\x00\x00\x00", "video/quicktime", ".mov"),
+    (b"\x00\x00\x00\x08wide\x00\x01\x00\x00", "video/quicktime", ".mov"),
+    (b"\x00\x00\x00\x08free\x00\x00\x00\x00", "video/quicktime", ".mov"),
+    (b"\x00\x00\x00\x08skip\x00\x00\x00\x00", "video/quicktime", ".mov"),
+    (b"\x1a\x45\xdf\xa3\x9f\x42\x86\x81\x01", "video/webm", ".webm"),
+    (b"<!DOCTYPE html><html>", None, None),
+    (b"RIFF\x24\x00\x00\x00WAVEfmt ", None, None),
+    (b"\x00\x00\x00\x08junk\x00\x00\x00\x00", None, None),
+    (b"GIF8", None, None),
+    (b"", None, None),
+]
+
+
+@pytest.mark.parametrize(("head", "mime", "extension"), SNIFFED)
+def test_one_sniffer_names_every_format_by_type_and_extension(
+    head: bytes, mime: str | None, extension: str | None
+) -> None:
+    found = sniff(head[:SNIFF_BYTES])  # the bytes a download keeps are enough
+    assert (found or (None, None)) == (mime, extension)
+
+
+@pytest.mark.parametrize(("head", "mime", "extension"), SNIFFED)
+def test_downloads_name_files_by_the_same_sniffer(
+    head: bytes, mime: str | None, extension: str | None
+) -> None:
+    # A CDN that says only "application/octet-stream", at a URL without a suffix.
+    named = extension_for("application/octet-stream", "https://cdn.example/o/abc", ".bin", head)
+    assert named == (extension or ".bin")
+
+
+def test_reports_embed_quicktime_without_ftyp_as_a_video(tmp_path: Path) -> None:
+    # Not decodable, so the original is embedded, as the QuickTime it is (it used to be
+    # "media in an unrecognised format" here while downloads called it .mov).
+    movie = tmp_path / "t1.mov"
+    movie.write_bytes(b"\x00\x00\x00\x08wide\x00\x00\x00\x10mdat" + bytes(64))
+    shown = report.embed_file(movie)
+    assert shown.tag == "video" and shown.uri.startswith("data:video/quicktime;base64,")

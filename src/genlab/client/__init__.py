@@ -34,15 +34,6 @@ from genlab.client._forecast import Prediction
 from genlab.client._media import MAX_MEDIA_BYTES
 from genlab.client._polling import PollSchedule
 from genlab.client._reuse import PastResult, Reused, ReusedRecord, ReusedTask
-from genlab.client._storage import (
-    MEDIA_ENV,
-    is_remote,
-    media_join,
-    media_location,
-    media_name,
-    media_size,
-    read_media,
-)
 from genlab.client._sync import Client
 from genlab.client._types import (
     ImageResult,
@@ -61,6 +52,17 @@ from genlab.client.journal import (
     SpendJournal,
     SubmitEntry,
     TaskJournal,
+)
+
+# Kept media belong to genlab.media; these names stay importable from here for now.
+from genlab.media import (
+    MEDIA_ENV,
+    is_remote,
+    media_join,
+    media_location,
+    media_name,
+    media_size,
+    read_media,
 )
 
 __all__ = [

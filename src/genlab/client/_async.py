@@ -42,7 +42,6 @@ from genlab.client._media_api import MediaMethods
 from genlab.client._polling import PollSchedule
 from genlab.client._reuse import PastResult, ReusedRecord
 from genlab.client._spending import Spending, SpendingMethods
-from genlab.client._storage import copy_media, media_location
 from genlab.client._submitting import Submitted, prepare_request, submit_once
 from genlab.client._transport import Http
 from genlab.client._types import Kind, Outcome, RequestLike, Task, TaskRecord, TaskRef
@@ -54,6 +53,7 @@ from genlab.client._waiting import (
     unreadable_at_deadline,
 )
 from genlab.client.journal import JournalWriter, MemoryJournal, SubmitEntry, TaskJournal
+from genlab.media import copy_media, media_location
 
 logger = logging.getLogger("genlab")
 

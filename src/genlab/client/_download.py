@@ -1,7 +1,7 @@
 """Saving a task's results: media streamed to files, plus a JSON sidecar per task.
 
 The destination is a local folder or a remote URL (``s3://bucket/prefix/``, see
-:mod:`genlab.client._storage`): for a URL the files are fetched into a temporary folder first
+:mod:`genlab.media`): for a URL the files are fetched into a temporary folder first
 and then uploaded beside each other, so each object appears only once it is complete.
 
 Files are named after the task: ``<task_id>.mp4`` (``<task_id>_<n>.png`` when a task has
@@ -28,9 +28,9 @@ import httpx
 from genlab._errors import MediaError, TaskFailedError, TaskNotFinishedError
 from genlab.client._files import safe_filename
 from genlab.client._media import CHUNK, stream_media
-from genlab.client._storage import Location, media_location, shown_url, store_files
 from genlab.client._transport import Http
 from genlab.client._types import TaskRecord, VideoResult
+from genlab.media import SNIFF_BYTES, Location, media_location, shown_url, sniff, store_files
 
 logger = logging.getLogger("genlab")
 
@@ -44,7 +44,7 @@ CONTENT_TYPES = {
     "image/webp": ".webp",
     "image/gif": ".gif",
 }
-_SNIFF = 16  # bytes enough to tell every format sniff_extension knows
+_SNIFF = SNIFF_BYTES  # bytes enough to tell every format genlab.media.sniff knows
 KNOWN_SUFFIXES = frozenset({".mp4", ".mov", ".webm", ".png", ".jpg", ".jpeg", ".webp", ".gif"})
 
 
@@ -67,38 +67,13 @@ def extension_for(content_type: str | None, url: str, default: str, head: bytes 
         ext = CONTENT_TYPES.get(content_type.split(";")[0].strip().lower())
         if ext:
             return ext
-    sniffed = sniff_extension(head)
+    sniffed = sniff(head)
     if sniffed:
-        return sniffed
+        return sniffed.extension
     suffix = PurePosixPath(httpx.URL(url).path).suffix.lower()
     if suffix in KNOWN_SUFFIXES:
         return ".jpg" if suffix == ".jpeg" else suffix
     return default
-
-
-def sniff_extension(head: bytes) -> str | None:
-    """The extension the first bytes of a file show (PNG, JPEG, GIF, WebP, MP4, MOV, WebM).
-
-    Example:
-        >>> sniff_extension(b"\\x00\\x00\\x00\\x14ftypqt  "), sniff_extension(b"hello")
-        ('.mov', None)
-    """
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return ".png"
-    if head.startswith(b"\xff\xd8\xff"):
-        return ".jpg"
-    if head.startswith((b"GIF87a", b"GIF89a")):
-        return ".gif"
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return ".webp"
-    if head.startswith(b"\x1a\x45\xdf\xa3"):
-        return ".webm"
-    box = head[4:8]
-    if box == b"ftyp":
-        return ".mov" if head[8:12] == b"qt  " else ".mp4"
-    if box in (b"moov", b"mdat", b"wide", b"free", b"skip"):  # QuickTime without ftyp
-        return ".mov"
-    return None
 
 
 async def download_task(

@@ -32,9 +32,9 @@ from pathlib import Path
 from pydantic import Field
 
 from genlab.catalog import RequestBase
-from genlab.client._storage import media_name
 from genlab.client._types import Task, TaskRecord
 from genlab.display import MUTED, text
+from genlab.media import media_name
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,8 +14,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from genlab.client import media_location, media_name
 from genlab.display import LINK, MUTED, escape
+from genlab.media import media_location, media_name
 from genlab.report._media import _MEDIA_SUFFIXES, _VIDEO_SUFFIXES, TILE_WIDTH, Embed, embed_file
 
 MEDIA_CSS = f"""
@@ -97,7 +97,7 @@ def media_html(paths: Sequence[Path | str]) -> str:
     """Saved results as HTML: compact ``<video>`` previews and images, each enlargeable.
 
     ``paths`` are what ``client.download`` returned: local paths, or storage URLs
-    (``s3://bucket/runs/t1.mp4``) read back through :func:`genlab.client.read_media`.
+    (``s3://bucket/runs/t1.mp4``) read back through :func:`genlab.media.read_media`.
 
     The one way genlab embeds saved files (task cards use it). Videos are embedded as their
     display-size preview with a link to the original; covers serve only as stand-ins for

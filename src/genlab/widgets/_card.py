@@ -38,8 +38,9 @@ from genlab._errors import (
     TaskTimeoutError,
 )
 from genlab.catalog import CATALOG, Preview, preview
-from genlab.client import MEDIA_ENV, TaskRecord, media_join, media_location, safe_filename
+from genlab.client import TaskRecord, safe_filename
 from genlab.display import BORDER, ERROR, MUTED, escape, status_badge, styled, text
+from genlab.media import MEDIA_ENV, media_join, media_location
 from genlab.report import media_html
 from genlab.widgets._background import Background
 from genlab.widgets._protocols import StudioClient

@@ -24,7 +24,8 @@ from genlab._errors import GenlabError
 from genlab.catalog import OMIT, FieldSpec
 from genlab.client import data_uri
 from genlab.display import BORDER, ERROR, MUTED, escape, lines, styled, text
-from genlab.report import poster, thumbnail
+from genlab.media.preview import poster
+from genlab.report import thumbnail
 from genlab.widgets._fields import STYLE, FieldRow, choice_label
 from genlab.widgets._protocols import StudioClient
 
