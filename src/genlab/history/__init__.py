@@ -191,10 +191,10 @@ class History(Journal):
             f"the newest {len(rows)}; <code>.df()</code> has every task, "
             "<code>.summary()</code> the totals", MUTED,
         )
+        shown = table(DISPLAY_COLUMNS, rows, wrapped={"prompt"}, empty="No tasks yet.")
         return (
             f"<div class='genlab-history'><b>History</b> <code>{escape(self.location)}</code>"
-            f"<br>{note}{table(DISPLAY_COLUMNS, rows, wrapped={'prompt'}, empty='No tasks yet.')}"
-            "</div>"
+            f"<br>{note}<div>{shown}</div></div>"
         )
 
     def df(self, **filters: Unpack[Filters]) -> pd.DataFrame:
