@@ -26,7 +26,7 @@ from genlab import (
     TaskFailedError,
 )
 from genlab.client import TaskRecord
-from genlab.client._download import extension_for
+from genlab.client._media import extension_for
 from genlab.client.journal import MemoryJournal
 
 KEY = "sk-tolerance-77aa01"

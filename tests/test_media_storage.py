@@ -21,9 +21,10 @@ import genlab
 from _s3 import S3, S3_KEY_ID, S3_SECRET
 from genlab import report
 from genlab.client import ReusedRecord
-from genlab.client.journal import MemoryJournal, media_size, read_media
+from genlab.client.journal import MemoryJournal
 from genlab.emulator import EmulatorHandle
 from genlab.history import History
+from genlab.media import media_size, read_media
 from genlab.widgets import Background, Studio
 
 IMAGE = {"model": "image-d", "prompt": "a kite over the sea", "resolution": "512"}
@@ -223,7 +224,7 @@ def test_import_and_local_downloads_never_import_fsspec(
         with genlab.Client({client_server.base_url!r}, {client_key!r}, poll_scale=0.02) as c:
             record = c.generate(model="image-d", prompt="a kite", resolution="512")
             paths = c.download(record, {str(tmp_path)!r})
-            assert paths[0].read_bytes() == genlab.client.read_media(paths[0])
+            assert paths[0].read_bytes() == genlab.media.read_media(paths[0])
         print(sorted(m for m in sys.modules
                      if m.split(".")[0] in ("fsspec", "s3fs", "botocore", "aiobotocore")))
     """)
@@ -246,7 +247,7 @@ def test_a_missing_backend_says_what_to_install(
             except genlab.ConfigurationError as exc:
                 print(exc)
         try:
-            genlab.client.read_media("s3://team-media/runs/t1.png")
+            genlab.media.read_media("s3://team-media/runs/t1.png")
         except genlab.ConfigurationError as exc:
             print(exc)
     """)

@@ -6,10 +6,10 @@ import io
 
 import pytest
 
-import genlab.report._preview as preview_module
+import genlab.media.preview as preview_module
 from genlab import report
 from genlab.emulator import samples
-from genlab.report._preview import PREVIEW_AUDIO_KBPS, PREVIEW_VIDEO_KBPS
+from genlab.media.preview import PREVIEW_AUDIO_KBPS, PREVIEW_VIDEO_KBPS
 
 
 def test_a_low_bitrate_result_is_embedded_without_re_encoding(

@@ -252,17 +252,3 @@ def test_media_html_embeds_saved_files_within_the_reports_limit(tmp_path: Path) 
     page = report.media_html([large])
     assert "<video" not in page and "<img" not in page
     assert "too large to embed, and it has no cover" in page
-
-
-@pytest.mark.parametrize(
-    ("head", "mime"),
-    [
-        (b"\x89PNG\r\n\x1a\n0000", "image/png"),
-        (b"\xff\xd8\xff\xe0", "image/jpeg"),
-        (b"RIFF0000WEBPVP8 ", "image/webp"),
-        (b"\x00\x00\x00 ftypisom", "video/mp4"),
-        (b"<html>", None),
-    ],
-)
-def test_sniff_reads_magic_numbers(head: bytes, mime: str | None) -> None:
-    assert report.sniff(head) == mime

@@ -6,7 +6,8 @@ are kept (``extra="allow"``), ``status`` is a plain string so an unknown status 
 refused, unreadable timestamps become ``None`` (with a log line), and a failed task's ``error``
 may have any shape a service chooses.
 
-This module imports pydantic and the standard library only, so every layer may use it.
+This module imports pydantic, the standard library and :mod:`genlab.display` (a leaf: what
+every ``_repr_html_`` is built of) only, so every layer may use it.
 
 Example:
     >>> record = TaskRecord.model_validate(
@@ -20,7 +21,6 @@ Example:
 
 from __future__ import annotations
 
-import html
 import json
 import logging
 from datetime import UTC, datetime
@@ -28,6 +28,8 @@ from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, field_validator, model_validator
+
+from genlab.display import ERROR, card
 
 logger = logging.getLogger("genlab")
 
@@ -168,25 +170,6 @@ class TaskError(_Wire):
         return self.message if self.code == "UNKNOWN" else f"{self.code}: {self.message}"
 
 
-_BADGES = {"succeeded": "#198754", "failed": "#dc3545", "processing": "#0d6efd"}
-
-
-def _card(model: str, status: str, facts: list[str], note: str) -> str:
-    """A small theme-aware card for a task in a notebook cell (everything escaped)."""
-    colour = _BADGES.get(status, "#6c757d")
-    muted = "var(--jp-ui-font-color2, #616161)"
-    badge = (f"<span style='background:{colour};color:white;border-radius:4px;"
-             f"padding:1px 8px'>{html.escape(status)}</span>")
-    shown = " · ".join(html.escape(f) for f in facts)
-    extra = f"<div style='color:{muted};font-size:85%'>{html.escape(note)}</div>" if note else ""
-    return (
-        "<div class='genlab-task' style='border:1px solid var(--jp-border-color2, #e0e0e0);"
-        "padding:6px 8px;display:inline-block;max-width:100%'>"
-        f"<b>{html.escape(model or '?')}</b> {badge}"
-        f"<div style='color:{muted};overflow-wrap:anywhere'>{shown}</div>{extra}</div>"
-    )
-
-
 def _dump(value: Any) -> str:
     try:
         text = json.dumps(value, ensure_ascii=False, default=str)
@@ -237,8 +220,8 @@ class Task(_Wire):
 
     def _repr_html_(self) -> str:
         when = [f"created {self.created_at:%Y-%m-%d %H:%M:%S} UTC"] if self.created_at else []
-        return _card(self.model, "submitted", [f"task {self.task_id}", *when],
-                     "waiting is client.wait(task); the record shows the result")
+        return card(self.model, "submitted", [f"task {self.task_id}", *when],
+                    "waiting is client.wait(task); the record shows the result")
 
 
 class TaskRecord(_Wire):
@@ -316,13 +299,14 @@ class TaskRecord(_Wire):
             length = getattr(item, "duration", None)
             kind = "video" if isinstance(item, VideoResult) else "image"
             facts.append(f"{kind} {size}" + (f", {length:g} s" if length else ""))
-        note = ""
         if self.error is not None:
-            note = f"{self.error.code}: {self.error.message}"
-        elif self.results:
+            return card(self.model, self.status, facts, f"{self.error.code}: {self.error.message}",
+                        note_colour=ERROR)
+        note = ""
+        if self.results:
             note = "media: client.download(record, folder) saves them; " \
                 "genlab.report.media_html(paths) shows them here"
-        return _card(self.model, self.status, facts, note)
+        return card(self.model, self.status, facts, note)
 
     @classmethod
     def read(cls, data: Any, kind: Kind | None = None) -> TaskRecord:

@@ -25,18 +25,17 @@ from genlab.catalog import RequestBase
 from genlab.client._batch import run_many
 from genlab.client._budget import Budget, Purse
 from genlab.client._config import ClientConfig, ConfigOptions, resolve_config
-from genlab.client._download import download_task
 from genlab.client._durations import DurationModel
 from genlab.client._lifecycle import WAIT_SETTLE, Generations
-from genlab.client._media import MAX_MEDIA_BYTES, fetch_media
+from genlab.client._media import MAX_MEDIA_BYTES, download_task, fetch_media
 from genlab.client._pacing import ForecastPacing, Pacing
 from genlab.client._prepare import prepare
 from genlab.client._reuse import PastResult, Reuse, ReusedRecord
-from genlab.client._storage import copy_media, media_location
 from genlab.client._transport import Http, check_task_id
 from genlab.client._types import Kind, OnUpdate, Outcome, RequestLike, Task, TaskRecord, TaskRef
 from genlab.client._uploads import FileLike, digest_of, inline_reference, upload
 from genlab.client.journal import DurationSample, JournalWriter, MemoryJournal, TaskJournal
+from genlab.media import copy_media, media_location
 
 logger = logging.getLogger("genlab")
 

@@ -1,9 +1,23 @@
-"""Media bytes over the client's one HTTP stack: results, covers, anything at a public URL.
+"""Media over the client's one HTTP stack: fetching bytes at a public URL, and saving a
+finished task's results with a JSON sidecar.
 
 Media URLs are public and may live on another host (a CDN, a signed bucket URL), so media
 requests never carry the API key, to any host, and follow redirects. They are retried like a
 GET (network trouble, 429, 5xx). Every failure is a :class:`~genlab.MediaError` naming the URL
 without its query string, where signed URLs keep their credentials.
+
+Saving a task's results: media streamed to files, plus a JSON sidecar per task.
+
+The destination is a local folder or a remote URL (``s3://bucket/prefix/``, see
+:mod:`genlab.media`): for a URL the files are fetched into a temporary folder first
+and then uploaded beside each other, so each object appears only once it is complete.
+
+Files are named after the task: ``<task_id>.mp4`` (``<task_id>_<n>.png`` when a task has
+several results), ``<task_id>_cover.jpg``, ``<task_id>_last_frame.png`` and ``<task_id>.json``.
+The extension comes from the response's content type; when that is generic, from the file's
+first bytes, else from the URL, else from the kind.
+Media are fetched like :func:`~genlab.client._media.stream_media` fetches them: without the API
+key, redirects followed, failures raised as :class:`~genlab.MediaError`.
 
 Example:
     data = await fetch_media(http, record.results[0].url, max_bytes=8 * MB)
@@ -11,13 +25,29 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
+import asyncio
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path, PurePosixPath
+from typing import Any, TypeVar
 
 import httpx
 
-from genlab._errors import APIError, MediaError, RateLimitError, ServerError
+from genlab._errors import (
+    APIError,
+    MediaError,
+    RateLimitError,
+    ServerError,
+    TaskFailedError,
+    TaskNotFinishedError,
+)
 from genlab.client._transport import MAX_REDIRECTS, Http
+from genlab.client._types import TaskRecord, VideoResult
+from genlab.client._uploads import safe_filename
+from genlab.media import SNIFF_BYTES, Location, media_location, shown_url, sniff, store_files
 
 T = TypeVar("T")
 
@@ -127,3 +157,193 @@ async def fetch_media(http: Http, url: str, *, max_bytes: int = MAX_MEDIA_BYTES)
         return await read_capped(response, max_bytes)
 
     return await stream_media(http, url, read)
+
+
+logger = logging.getLogger("genlab")
+
+CONTENT_TYPES = {
+    "video/mp4": ".mp4",
+    "video/quicktime": ".mov",
+    "video/webm": ".webm",
+    "image/png": ".png",
+    "image/jpeg": ".jpg",
+    "image/jpg": ".jpg",
+    "image/webp": ".webp",
+    "image/gif": ".gif",
+}
+_SNIFF = SNIFF_BYTES  # bytes enough to tell every format genlab.media.sniff knows
+KNOWN_SUFFIXES = frozenset({".mp4", ".mov", ".webm", ".png", ".jpg", ".jpeg", ".webp", ".gif"})
+
+
+def extension_for(content_type: str | None, url: str, default: str, head: bytes = b"") -> str:
+    """The file extension for a media response.
+
+    A specific content type decides; when it is missing or generic
+    (``application/octet-stream``, ``binary/octet-stream`` ...) the first bytes (``head``)
+    decide, then the URL's suffix, then ``default``.
+
+    Example:
+        >>> extension_for("image/jpeg; charset=binary", "https://x/a", ".png")
+        '.jpg'
+        >>> extension_for("application/octet-stream", "https://x/a.webp?sig=1", ".png")
+        '.webp'
+        >>> extension_for("application/octet-stream", "https://x/a", ".mp4", b"\\x89PNG\\r\\n\\x1a\\n")
+        '.png'
+    """  # noqa: E501
+    if content_type:
+        ext = CONTENT_TYPES.get(content_type.split(";")[0].strip().lower())
+        if ext:
+            return ext
+    sniffed = sniff(head)
+    if sniffed:
+        return sniffed.extension
+    suffix = PurePosixPath(httpx.URL(url).path).suffix.lower()
+    if suffix in KNOWN_SUFFIXES:
+        return ".jpg" if suffix == ".jpeg" else suffix
+    return default
+
+
+async def download_task(
+    http: Http,
+    record: TaskRecord,
+    directory: str | os.PathLike[str] | None,
+    body: dict[str, Any] | None,
+    refetch: Callable[[], Awaitable[TaskRecord]] | None,
+    storage_options: Mapping[str, Any] | None = None,
+) -> tuple[TaskRecord, list[Location]]:
+    """Download a finished task's results; return the record used and the locations written.
+
+    ``directory`` is a folder or a URL (None: ``GENLAB_MEDIA``, else the current folder).
+
+    When a media host refuses a link (401/403/404/410: signed URLs expire) and ``refetch`` is
+    given, the record is fetched once more for fresh URLs and the download starts over.
+
+    Raises:
+        TaskFailedError: the task failed, so there is nothing to download.
+        TaskNotFinishedError: the task has not finished yet.
+        MediaError: a file could not be fetched (nothing partial is left behind).
+    """
+    if record.failed:
+        raise TaskFailedError(
+            f"task {record.task_id} failed ({record.error}); there is nothing to download",
+            record=record,
+        )
+    if not record.succeeded:
+        raise TaskNotFinishedError(
+            f"task {record.task_id} is {record.status}; wait for it first: "
+            f"record = client.wait({record.task_id!r})",
+            task_id=record.task_id,
+            status=record.status,
+        )
+    where = media_location(directory)
+    try:
+        return record, await _save(http, record, where, body, storage_options)
+    except MediaError as exc:
+        if refetch is None or not exc.may_have_expired:
+            raise
+        logger.info("genlab: %s; fetching the record again for fresh URLs", exc)
+    fresh = await refetch()
+    return fresh, await _save(http, fresh, where, body, storage_options)
+
+
+async def _save(
+    http: Http,
+    record: TaskRecord,
+    where: Location,
+    body: dict[str, Any] | None,
+    storage_options: Mapping[str, Any] | None,
+) -> list[Location]:
+    if isinstance(where, Path):
+        return list(await download_record(http, record, where, body=body))
+    with tempfile.TemporaryDirectory(prefix="genlab-") as staging:
+        files = await download_record(http, record, staging, body=body)
+        # fsspec's calls block; the client's event loop keeps polling meanwhile.
+        stored = await asyncio.to_thread(
+            store_files, files, where, storage_options=storage_options
+        )
+    logger.debug("genlab: stored %d files at %s", len(stored), shown_url(where))
+    return list(stored)
+
+
+async def download_record(
+    http: Http,
+    record: TaskRecord,
+    directory: str | os.PathLike[str],
+    *,
+    body: dict[str, Any] | None = None,
+) -> list[Path]:
+    """Stream every result (and cover / last frame) of a succeeded task into a local folder.
+
+    Returns the media paths in result order, then the sidecar's path.
+    """
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = safe_filename(record.task_id, "task")
+    results = record.results
+    default_ext = ".mp4" if record.videos else ".png"
+    paths: list[Path] = []
+    for i, result in enumerate(results):
+        name = stem if len(results) == 1 else f"{stem}_{i}"
+        paths.append(await _fetch(http, result.url, folder / name, default_ext))
+        if isinstance(result, VideoResult):
+            if result.cover_url:
+                paths.append(await _fetch(http, result.cover_url, folder / f"{name}_cover", ".jpg"))
+            if result.last_frame_url:
+                paths.append(
+                    await _fetch(http, result.last_frame_url, folder / f"{name}_last_frame", ".png")
+                )
+    sidecar = folder / f"{stem}.json"
+    sidecar.write_text(
+        json.dumps(sidecar_data(record, body, paths), indent=2, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
+    paths.append(sidecar)
+    return paths
+
+
+def sidecar_data(
+    record: TaskRecord, body: dict[str, Any] | None, paths: list[Path]
+) -> dict[str, Any]:
+    """What ``<task_id>.json`` holds: the task, its request and its timings."""
+    dumped = record.model_dump(mode="json")
+    return {
+        "task_id": record.task_id,
+        "model": record.model,
+        "kind": record.kind,
+        "status": record.status,
+        "request": body,
+        "request_id": record.request_id,
+        "created_at": dumped.get("created_at"),
+        "completed_at": dumped.get("completed_at"),
+        "seconds": record.seconds,
+        "files": [p.name for p in paths],
+        "results": [r.model_dump(mode="json") for r in record.results],
+    }
+
+
+async def _fetch(http: Http, url: str, target_stem: Path, default_ext: str) -> Path:
+    part = target_stem.with_name(target_stem.name + ".part")
+
+    async def write(response: httpx.Response) -> str:
+        # Plain blocking writes of 64 KiB chunks: the page cache absorbs them far faster than
+        # the network delivers, and a thread hop per chunk costs more. "wb": a retry starts over.
+        head = b""
+        with part.open("wb") as out:
+            async for chunk in response.aiter_bytes(CHUNK):
+                if len(head) < _SNIFF:
+                    head += chunk[: _SNIFF - len(head)]
+                out.write(chunk)
+        # The final URL (after redirects) names the file best when the type is not given.
+        return extension_for(
+            response.headers.get("content-type"), str(response.url), default_ext, head
+        )
+
+    try:
+        ext = await stream_media(http, url, write)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+    final = target_stem.with_name(target_stem.name + ext)
+    part.replace(final)  # the final name appears only once the file is complete
+    logger.debug("genlab: saved %s", final)
+    return final

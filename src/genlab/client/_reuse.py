@@ -26,7 +26,6 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import html
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
@@ -47,6 +46,7 @@ from genlab.client.journal import (
     SubmitEntry,
     TaskJournal,
 )
+from genlab.display import MUTED, text
 
 logger = logging.getLogger("genlab")
 
@@ -70,10 +70,7 @@ class ReusedRecord(TaskRecord):
         return f"{super().__repr__()[:-1]}, reused=True)  # {self.reused.message}"
 
     def _repr_html_(self) -> str:
-        note = (
-            "<div class='genlab-reused' style='color:var(--jp-ui-font-color2, #616161)'>"
-            f"♻ {html.escape(self.reused.message)}</div>"
-        )
+        note = text(f"♻ {self.reused.message}", MUTED, tag="div", cls="genlab-reused")
         return note + super()._repr_html_()
 
 

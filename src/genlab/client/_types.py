@@ -8,7 +8,6 @@ Example:
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +23,7 @@ from genlab._wire import (
     VideoResult,
 )
 from genlab.catalog import RequestBase
+from genlab.display import ERROR, text
 
 RequestLike = Mapping[str, Any] | RequestBase
 """A request: a body dict, or a request the catalog already validated."""
@@ -76,10 +76,7 @@ class Outcome:
         # The record's own card when there is one; else the error, escaped.
         if self.record is not None and self.error is None:
             return self.record._repr_html_()
-        return (
-            "<div class='genlab-outcome' style='color:var(--jp-error-color1, #d32f2f)'>"
-            f"{html.escape(repr(self))}</div>"
-        )
+        return text(repr(self), ERROR, tag="div", cls="genlab-outcome")
 
 
 __all__ = [

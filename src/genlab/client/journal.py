@@ -1,8 +1,9 @@
 """The journal interface: what the client tells a history about every submission, and what a
 history (``genlab.history``) implements and imports. This module is the documented interface
 for sibling packages (history, comparison, report, widgets, connect): the journal protocols,
-what a journal keeps, and the few helpers they share with the client (kept media, safe file
-names, the client's option names). People use ``genlab.client`` (the user's API) instead.
+what a journal keeps, and the few helpers they share with the client (safe file names, the
+client's option names). Kept media and their file names are :mod:`genlab.media`'s. People
+use ``genlab.client`` (the user's API) instead.
 
 The client calls a :class:`TaskJournal` at each step of a task's life, so that a submission
 whose answer was lost is never forgotten and its credits can be accounted for:
@@ -44,17 +45,9 @@ from genlab._errors import CreditLimitError
 from genlab.client._config import ConfigOptions
 from genlab.client._durations import DurationSample
 from genlab.client._pacing import Work
-from genlab.client._storage import (
-    MEDIA_ENV,
-    is_remote,
-    media_join,
-    media_location,
-    media_name,
-    media_size,
-    read_media,
-)
 from genlab.client._types import RequestLike, Task, TaskRecord
 from genlab.client._uploads import safe_filename
+from genlab.media import media_name
 
 logger = logging.getLogger("genlab")
 
@@ -512,7 +505,6 @@ def _in_short(value: Any, longest: int) -> Any:
 
 
 __all__ = [
-    "MEDIA_ENV",
     "ConfigOptions",
     "DurationKey",
     "DurationSample",
@@ -527,12 +519,6 @@ __all__ = [
     "Work",
     "RequestLike",
     "day_limit_error",
-    "is_remote",
-    "media_join",
-    "media_location",
-    "media_name",
-    "media_size",
-    "read_media",
     "recording",
     "safe_filename",
 ]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,6 +11,7 @@ import pandas as pd
 
 from genlab.client import TaskRecord
 from genlab.comparison._plan import Plan
+from genlab.display import escape
 from genlab.history import DisplayFrame
 from genlab.report import (
     HTML,
@@ -85,7 +85,7 @@ class Comparison:
     def _repr_html_(self) -> str:
         # What a cell shows for `cmp`: the cost line and the summary; media stay in gallery().
         return (
-            f"<p>{html.escape(self.money_line)}</p>{summary_html(self.summary())}"
+            f"<p>{escape(self.money_line)}</p>{summary_html(self.summary())}"
             "<p><code>.gallery()</code> shows the media, <code>.plot()</code> the charts, "
             "<code>.to_html(path)</code> writes a report, <code>.df</code> has every run.</p>"
         )

@@ -20,15 +20,16 @@ With a client::
 from __future__ import annotations
 
 import asyncio
-import html
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Unpack
 
 from genlab._errors import GenlabError
 from genlab._wire import Task, TaskRecord
 from genlab.client import AsyncClient, Client
+from genlab.display import EMPTY, MUTED, escape, table
+from genlab.display import styled as styled_html
 from genlab.history._columns import COLUMNS, DISPLAY_COLUMNS, FRAME_COLUMNS, Column
 from genlab.history._copy import Copied, copy_history
 from genlab.history._location import DEFAULT_PATH
@@ -106,8 +107,16 @@ def _display_frame_class() -> type[pd.DataFrame]:
             return DisplayFrame
 
         def _repr_html_(self) -> str | None:
+            # Prompts and errors came from people and the service: text cells and labels are
+            # escaped (a Styler shows them as markup otherwise); numbers keep their formats.
+            text: list[Hashable] = [
+                c for c, kind in zip(self.columns, self.dtypes, strict=True)
+                if kind.kind not in "iufcbmM"
+            ]
             try:
-                return styled(self).to_html(max_rows=pd.get_option("display.max_rows"))
+                page = styled(self).format(escape, subset=text, na_rep=EMPTY)
+                page = page.format_index(escape, axis=0).format_index(escape, axis=1)
+                return page.to_html(max_rows=pd.get_option("display.max_rows"))
             except (ImportError, AttributeError):  # Styler needs jinja2: the usual table
                 shown: str | None = pd.DataFrame(self)._repr_html_()  # type: ignore[operator]
                 return shown
@@ -178,23 +187,14 @@ class History(Journal):
     def _repr_html_(self) -> str:
         # What a cell shows for `history`: where it is, and its newest rows as the panel does.
         rows = self.recent(10)
-        head = "".join(
-            f"<th style='text-align:left'>{html.escape(h)}</th>" for h in DISPLAY_COLUMNS.values()
+        note = styled_html(
+            f"the newest {len(rows)}; <code>.df()</code> has every task, "
+            "<code>.summary()</code> the totals", MUTED,
         )
-        body = "".join(
-            "<tr>" + "".join(
-                f"<td style='white-space:{'normal' if c == 'prompt' else 'nowrap'}'>"
-                f"{html.escape(row[c]) or '–'}</td>" for c in DISPLAY_COLUMNS
-            ) + "</tr>"
-            for row in rows
-        )
-        table = (f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-                 if rows else "<i>No tasks yet.</i>")
+        shown = table(DISPLAY_COLUMNS, rows, wrapped={"prompt"}, empty="No tasks yet.")
         return (
-            f"<div class='genlab-history'><b>History</b> <code>{html.escape(self.location)}"
-            f"</code><br><span style='color:var(--jp-ui-font-color2, #616161)'>the newest "
-            f"{len(rows)}; <code>.df()</code> has every task, <code>.summary()</code> the "
-            f"totals</span><div style='max-width:100%;overflow-x:auto'>{table}</div></div>"
+            f"<div class='genlab-history'><b>History</b> <code>{escape(self.location)}</code>"
+            f"<br>{note}<div>{shown}</div></div>"
         )
 
     def df(self, **filters: Unpack[Filters]) -> pd.DataFrame:

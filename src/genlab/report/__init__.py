@@ -20,7 +20,8 @@ Example:
     report.plot_spend(history.spend(by="day"))        # credits spent, estimated, saved by reuse
     report.write_report(history.df(model="video-a"), "video-a.html", fetch=client.fetch_media)
 
-Summaries are :func:`genlab.history.summarize`, re-exported here:
+Previews (``video_preview``, ``poster``, ``PREVIEW_WIDTH``) are :mod:`genlab.media.preview`'s
+and summaries are :func:`genlab.history.summarize`, both re-exported here:
 
     >>> import pandas as pd
     >>> from genlab import report
@@ -31,10 +32,11 @@ Summaries are :func:`genlab.history.summarize`, re-exported here:
 
 from __future__ import annotations
 
+from genlab.display import HTML
 from genlab.history import SUMMARY_COLUMNS, normalized, summarize
+from genlab.media.preview import PREVIEW_WIDTH, poster, video_preview
 from genlab.report._charts import plot_spend, plot_summary
 from genlab.report._html import (
-    HTML,
     gallery,
     gallery_html,
     report_html,
@@ -50,10 +52,8 @@ from genlab.report._media import (
     Fetch,
     MediaReader,
     embed_file,
-    sniff,
     thumbnail,
 )
-from genlab.report._preview import PREVIEW_WIDTH, poster, video_preview
 from genlab.report._spend import spend_of
 from genlab.report._tiles import MEDIA_CSS, media_html, tile_html
 
@@ -78,7 +78,6 @@ __all__ = [
     "plot_summary",
     "poster",
     "report_html",
-    "sniff",
     "spend_of",
     "summarize",
     "summary_html",

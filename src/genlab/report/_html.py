@@ -1,13 +1,12 @@
 """HTML galleries and self-contained reports of a run table.
 
 Every string that came from a person or the service (prompts, model names, error messages,
-task ids, parameter values) goes through ``html.escape``; media are data URIs, so a saved
-report is one file that opens anywhere and references no server.
+task ids, parameter values) goes through :func:`genlab.display.escape`; media are data URIs,
+so a saved report is one file that opens anywhere and references no server.
 """
 
 from __future__ import annotations
 
-import html
 import numbers
 import os
 from collections.abc import Mapping, MutableMapping, Sequence
@@ -20,6 +19,18 @@ import pandas as pd
 
 from genlab._version import __version__
 from genlab.client import data_uri
+from genlab.display import (
+    BACKGROUND,
+    BORDER,
+    CONTENT,
+    ERROR,
+    FAINT,
+    HTML,
+    MUTED,
+    SHADE,
+    TEXT,
+    escape,
+)
 from genlab.history import normalized, summarize
 from genlab.report._charts import figure_png, plot_spend, plot_summary
 from genlab.report._media import (
@@ -34,33 +45,29 @@ from genlab.report._spend import has_money, spend_of, spend_table_html
 from genlab.report._tiles import MEDIA_CSS, tile_html
 
 # Selectors outrank JupyterLab's right-aligned output tables (two classes and two elements).
-_CSS = """
-.genlab-gallery { max-width: 100%; overflow-x: auto;
-  color: var(--jp-content-font-color1, #222); }
-.genlab-gallery table { border-collapse: separate; border-spacing: 0; }
-.genlab-gallery table.genlab-grid th, .genlab-gallery table.genlab-grid td {
-  border: 1px solid var(--jp-border-color2, #d0d0d0); padding: 6px; vertical-align: top;
-  text-align: left; }
-.genlab-gallery table.genlab-grid thead th { background: var(--jp-layout-color2, #f4f4f4);
-  font-weight: normal; white-space: nowrap; }
-.genlab-gallery thead th b { font-weight: 600; }
-.genlab-gallery .param { display: block; color: var(--jp-ui-font-color2, #555);
-  font-size: 0.85em; }
+_CSS = f"""
+.genlab-gallery {{ max-width: 100%; overflow-x: auto; color: {CONTENT}; }}
+.genlab-gallery table {{ border-collapse: separate; border-spacing: 0; }}
+.genlab-gallery table.genlab-grid th, .genlab-gallery table.genlab-grid td {{
+  border: 1px solid {BORDER}; padding: 6px; vertical-align: top; text-align: left; }}
+.genlab-gallery table.genlab-grid thead th {{ background: {SHADE};
+  font-weight: normal; white-space: nowrap; }}
+.genlab-gallery thead th b {{ font-weight: 600; }}
+.genlab-gallery .param {{ display: block; color: {MUTED}; font-size: 0.85em; }}
 .genlab-gallery table.genlab-grid th.prompt,
-.genlab-gallery table.genlab-grid thead th:first-child { position: sticky; left: 0;
-  z-index: 1; background: var(--jp-layout-color1, #fff); }
-.genlab-gallery table.genlab-grid th.prompt { min-width: 8em; max-width: 14em;
-  font-weight: normal; white-space: pre-wrap; overflow-wrap: break-word; }
-.genlab-gallery .run { margin-bottom: 6px; width: 320px; }
-.genlab-gallery .meta { color: var(--jp-ui-font-color2, #555); font-size: 0.8em;
-  margin-top: 2px; }
-.genlab-gallery .status { font-weight: 600; font-size: 0.85em; }
-.genlab-gallery .run-failed .status, .genlab-gallery .run-invalid .status {
-  color: var(--jp-error-color1, #b00020); }
-.genlab-gallery .note { font-size: 0.85em; white-space: pre-wrap; overflow-wrap: anywhere; }
-.genlab-gallery .empty { color: var(--jp-ui-font-color3, #999); }
+.genlab-gallery table.genlab-grid thead th:first-child {{ position: sticky; left: 0;
+  z-index: 1; background: {BACKGROUND}; }}
+.genlab-gallery table.genlab-grid th.prompt {{ min-width: 8em; max-width: 14em;
+  font-weight: normal; white-space: pre-wrap; overflow-wrap: break-word; }}
+.genlab-gallery .run {{ margin-bottom: 6px; width: 320px; }}
+.genlab-gallery .meta {{ color: {MUTED}; font-size: 0.8em; margin-top: 2px; }}
+.genlab-gallery .status {{ font-weight: 600; font-size: 0.85em; }}
+.genlab-gallery .run-failed .status, .genlab-gallery .run-invalid .status {{
+  color: {ERROR}; }}
+.genlab-gallery .note {{ font-size: 0.85em; white-space: pre-wrap; overflow-wrap: anywhere; }}
+.genlab-gallery .empty {{ color: {FAINT}; }}
 .genlab-gallery .genlab-media:has(.genlab-zoom:checked) video,
-.genlab-gallery .genlab-media:has(.genlab-zoom:checked) img { width: 640px; max-width: none; }
+.genlab-gallery .genlab-media:has(.genlab-zoom:checked) img {{ width: 640px; max-width: none; }}
 """
 
 # The videos of one gallery row play, pause and seek together. Inline handlers, not a script:
@@ -75,40 +82,21 @@ _SYNC = (
     " muted"
 )
 
-_REPORT_CSS = """
-body { font-family: system-ui, sans-serif; margin: 2em; color: #222; background: #fff; }
-table.summary { border-collapse: collapse; margin-bottom: 1em; }
-table.summary th, table.summary td { border: 1px solid #d0d0d0; padding: 4px 8px; }
-table.summary td { text-align: right; }
-table.summary th { background: #f4f4f4; text-align: left; }
-.generated, .intro { color: #555; }
-img.chart { max-width: 100%; }
+# A saved report is a page of its own: outside JupyterLab the theme colours' fallbacks apply.
+_REPORT_CSS = f"""
+body {{ font-family: system-ui, sans-serif; margin: 2em; color: {TEXT};
+  background: {BACKGROUND}; }}
+table.summary {{ border-collapse: collapse; margin-bottom: 1em; }}
+table.summary th, table.summary td {{ border: 1px solid {BORDER}; padding: 4px 8px; }}
+table.summary td {{ text-align: right; }}
+table.summary th {{ background: {SHADE}; text-align: left; }}
+.generated, .intro {{ color: {MUTED}; }}
+img.chart {{ max-width: 100%; }}
 """
 
 
-class HTML:
-    """HTML that Jupyter displays (``_repr_html_``); ``str()`` and ``.data`` give the markup.
-
-    Example:
-        >>> HTML("<b>hi</b>")._repr_html_()
-        '<b>hi</b>'
-    """
-
-    def __init__(self, data: str) -> None:
-        self.data = data
-
-    def _repr_html_(self) -> str:
-        return self.data
-
-    def __str__(self) -> str:
-        return self.data
-
-    def __repr__(self) -> str:
-        return f"<genlab HTML, {len(self.data):,} characters; display it in a notebook>"
-
-
 def _esc(value: Any) -> str:
-    return "" if is_missing(value) else html.escape(str(value), quote=True)
+    return "" if is_missing(value) else escape(value)
 
 
 def _key(value: Any) -> Any:

@@ -4,11 +4,11 @@ callable, embedded as data URIs.
 Why embed: a notebook's output (or a saved report) must show the media wherever it is opened,
 after a reload and on Binder, and must never hand the browser a ``localhost`` URL it cannot
 reach. So bytes are read by the kernel and written into the page: videos as MP4 previews
-re-encoded at display size (:func:`genlab.report.video_preview`; the original stays on disk and
-is linked), images as downscaled thumbnails that enlarge on click.
+re-encoded at display size (:func:`genlab.media.preview.video_preview`; the original stays on
+disk and is linked), images as downscaled thumbnails that enlarge on click.
 
 Bytes come from saved files (on disk, or in object storage such as ``s3://``: read through
-:func:`genlab.client.read_media`, so reports never import fsspec), or from the ``fetch``
+:func:`genlab.media.read_media`, so reports never import fsspec), or from the ``fetch``
 callable the caller passes (usually ``client.fetch_media``: the client's one HTTP stack, its
 retries and its key policy). Reports make no HTTP requests of their own: without a fetch, a
 result that was not saved is shown with a note saying so.
@@ -28,8 +28,8 @@ from typing import Any, Literal
 
 from genlab._errors import GenlabError, MediaError
 from genlab.client import data_uri
-from genlab.client.journal import media_location, media_name, media_size, read_media
-from genlab.report._preview import video_preview
+from genlab.media import media_location, media_name, media_size, read_media, sniff
+from genlab.media.preview import video_preview
 
 logger = logging.getLogger("genlab")
 
@@ -67,26 +67,9 @@ class Embed:
     note: str = ""
 
 
-def sniff(data: bytes) -> str | None:
-    """The media type of some bytes, from their magic numbers (None if unknown).
-
-    Example:
-        >>> sniff(b"\\x89PNG\\r\\n\\x1a\\n...")
-        'image/png'
-    """
-    if data.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if data.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if data.startswith(b"GIF8"):
-        return "image/gif"
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    if data[4:8] == b"ftyp":
-        return "video/quicktime" if data[8:12] == b"qt  " else "video/mp4"
-    if data.startswith(b"\x1aE\xdf\xa3"):
-        return "video/webm"
-    return None
+def _mime(data: bytes) -> str | None:
+    found = sniff(data)
+    return found.mime if found else None
 
 
 def thumbnail(data: bytes, width: int = THUMB_WIDTH) -> str | None:
@@ -235,13 +218,13 @@ class MediaReader:
             return Embed(None, note=f"media unavailable ({reason(exc)})")
         if data is None:
             return Embed(None, note=_NOT_SAVED if url else "no media saved or linked")
-        mime = sniff(data)
+        mime = _mime(data)
         if mime is None:
             return Embed(None, note="media in an unrecognised format")
         if mime.startswith("video/"):
             shown = video_preview(data)
             if len(shown) <= max_bytes:
-                return Embed("video", data_uri(shown, mime=sniff(shown) or mime))
+                return Embed("video", data_uri(shown, mime=_mime(shown) or mime))
             cover_path, cover_url = _local(paths, cover=True), _text(row.get("cover_url"))
             return _large_video(len(data), lambda: self.read(cover_path, cover_url), thumb_width)
         thumb = thumbnail(data, thumb_width)
@@ -277,13 +260,13 @@ def embed_file(
         data = read_media(path)
     except (OSError, GenlabError) as exc:  # missing, unreadable, or its store unreachable
         return Embed(None, note=f"could not be read ({reason(exc)})")
-    mime = sniff(data)
+    mime = _mime(data)
     if mime is None:
         return Embed(None, note="media in an unrecognised format")
     if mime.startswith("video/"):
         shown = video_preview(data)
         if len(shown) <= max_bytes:
-            return Embed("video", data_uri(shown, mime=sniff(shown) or mime))
+            return Embed("video", data_uri(shown, mime=_mime(shown) or mime))
         return _large_video(size, read_cover, thumb_width)
     if len(data) <= max_bytes:
         return Embed("video" if mime.startswith("video/") else "img", data_uri(data, mime=mime))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from genlab.display import escape
 from genlab.history import SPEND_COLUMNS
 
 
@@ -65,17 +66,15 @@ def has_money(spend: pd.DataFrame) -> bool:
 
 def spend_table_html(spend: pd.DataFrame) -> str:
     """``spend`` as an escaped HTML table, with a total row."""
-    import html
-
     key = spend.columns[0]
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in spend.columns)
+    head = "".join(f"<th>{escape(c)}</th>" for c in spend.columns)
     rows = []
     for values in spend.itertuples(index=False):
-        cells = [f"<th>{html.escape(str(values[0]))}</th>"]
+        cells = [f"<th>{escape(values[0])}</th>"]
         cells += [f"<td>{_number(v)}</td>" for v in values[1:]]
         rows.append(f"<tr>{''.join(cells)}</tr>")
     totals = [f"<td>{_number(spend[c].fillna(0).sum())}</td>" for c in spend.columns[1:]]
-    rows.append(f"<tr><th>all {html.escape(str(key))}s</th>{''.join(totals)}</tr>")
+    rows.append(f"<tr><th>all {escape(key)}s</th>{''.join(totals)}</tr>")
     return f'<table class="summary"><tr>{head}</tr>{"".join(rows)}</table>'
 
 

@@ -3,18 +3,19 @@
 A tile shows its media at :data:`TILE_WIDTH` pixels; "enlarge" (or a click on an image) widens
 it to the output area. The switch is a hidden checkbox and CSS, not a script, so it works in a
 widget, in a trusted or untrusted notebook output and in a saved report alike. Colours are
-JupyterLab's CSS variables, with fallbacks for pages outside JupyterLab.
+genlab's theme colours (:mod:`genlab.display`): JupyterLab's CSS variables, with fallbacks
+for pages outside JupyterLab.
 """
 
 from __future__ import annotations
 
 import hashlib
-import html
 import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from genlab.client.journal import media_location, media_name
+from genlab.display import LINK, MUTED, escape
+from genlab.media import media_location, media_name
 from genlab.report._media import _MEDIA_SUFFIXES, _VIDEO_SUFFIXES, TILE_WIDTH, Embed, embed_file
 
 MEDIA_CSS = f"""
@@ -27,11 +28,10 @@ MEDIA_CSS = f"""
 .genlab-media .genlab-zoom:checked ~ video,
 .genlab-media .genlab-zoom:checked ~ label > img {{ width: 100%; max-width: 960px;
   cursor: zoom-out; }}
-.genlab-media .genlab-links {{ font-size: 0.8em; color: var(--jp-ui-font-color2, #616161);
+.genlab-media .genlab-links {{ font-size: 0.8em; color: {MUTED};
   margin-top: 2px; overflow-wrap: anywhere; }}
-.genlab-media .genlab-links label {{ cursor: pointer; color: var(--jp-content-link-color,
-  #1976d2); }}
-.genlab-media .genlab-links a {{ color: var(--jp-content-link-color, #1976d2); }}
+.genlab-media .genlab-links label {{ cursor: pointer; color: {LINK}; }}
+.genlab-media .genlab-links a {{ color: {LINK}; }}
 .genlab-media .genlab-zoom:checked ~ .genlab-links .genlab-grow,
 .genlab-media .genlab-zoom:not(:checked) ~ .genlab-links .genlab-shrink {{ display: none; }}
 """
@@ -49,10 +49,10 @@ def _key(uri: str, salt: str) -> str:
 def original_link(path: Path) -> str:
     """Where the original is: a link when the path is relative (notebooks resolve it), and the
     path as text, e.g. ``original: genlab-output/t1.mp4``."""
-    shown = html.escape(str(path))
+    shown = escape(path)
     if path.is_absolute():
-        return f"original: <code title='{shown}'>{html.escape(path.name)}</code>"
-    href = html.escape(path.as_posix(), quote=True)
+        return f"original: <code title='{shown}'>{escape(path.name)}</code>"
+    href = escape(path.as_posix())
     return f"original: <a href=\"{href}\" target=\"_blank\" download>{shown}</a>"
 
 
@@ -81,7 +81,7 @@ def tile_html(embed: Embed, *, salt: str = "", caption: str = "", alt: str = "",
             "</video>"
         )
     else:
-        label = html.escape(alt, quote=True)
+        label = escape(alt)
         element = (
             f'<label for="{key}" title="click to enlarge">'
             f'<img src="{embed.uri}" alt="{label}"></label>'
@@ -97,7 +97,7 @@ def media_html(paths: Sequence[Path | str]) -> str:
     """Saved results as HTML: compact ``<video>`` previews and images, each enlargeable.
 
     ``paths`` are what ``client.download`` returned: local paths, or storage URLs
-    (``s3://bucket/runs/t1.mp4``) read back through :func:`genlab.client.read_media`.
+    (``s3://bucket/runs/t1.mp4``) read back through :func:`genlab.media.read_media`.
 
     The one way genlab embeds saved files (task cards use it). Videos are embedded as their
     display-size preview with a link to the original; covers serve only as stand-ins for
@@ -128,7 +128,7 @@ def media_html(paths: Sequence[Path | str]) -> str:
         if path.stem.endswith("_last_frame"):
             parts.append("last frame")
         if shown.note:
-            parts.append(html.escape(f"{path.name}: {shown.note}"))
+            parts.append(escape(f"{path.name}: {shown.note}"))
         if is_video:
             parts.append(_original(where))
         tile = tile_html(shown, salt=str(where), caption=" · ".join(parts), alt=path.name)
@@ -143,7 +143,7 @@ def media_html(paths: Sequence[Path | str]) -> str:
 
 def _original(path: Path | str) -> str:
     if isinstance(path, str):  # in a store: the browser cannot open it, so it is named
-        return f"original: <code>{html.escape(path)}</code>"
+        return f"original: <code>{escape(path)}</code>"
     try:
         size = f" ({path.stat().st_size / 1e6:.1f} MB)"
     except OSError:

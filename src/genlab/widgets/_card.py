@@ -20,7 +20,6 @@ Example:
 from __future__ import annotations
 
 import concurrent.futures
-import html
 import os
 import pprint
 import tempfile
@@ -40,23 +39,14 @@ from genlab._errors import (
 )
 from genlab.catalog import CATALOG, Preview, preview
 from genlab.client import TaskRecord
-from genlab.client.journal import MEDIA_ENV, media_join, media_location, safe_filename
+from genlab.client.journal import safe_filename
+from genlab.display import BORDER, ERROR, MUTED, escape, status_badge, styled, text
+from genlab.media import MEDIA_ENV, media_join, media_location
 from genlab.report import media_html
 from genlab.widgets._background import Background
-from genlab.widgets._fields import BORDER, ERROR, MUTED
 from genlab.widgets._protocols import StudioClient
 
 _PROGRESS = {"submitting": 0, "queued": 1, "processing": 2}
-# Badges are white on a saturated colour: readable on the light and the dark theme.
-_COLOURS = {
-    "submitting": "#6c757d",
-    "queued": "#6c757d",
-    "processing": "#0d6efd",
-    "succeeded": "#198754",
-    "failed": "#dc3545",
-    "error": "#dc3545",
-    "stopped": "#b35900",
-}
 _SMALL = widgets.Layout(width="2.4em", padding="0")
 
 
@@ -76,7 +66,7 @@ def request_code(body: dict[str, Any]) -> str:
 def error_html(exc: BaseException) -> str:
     """A readable, escaped account of what went wrong, with the advice the error carries."""
     if isinstance(exc, InvalidParameterError):
-        items = "".join(f"<li>{html.escape(e.message)}</li>" for e in exc.errors)
+        items = "".join(f"<li>{escape(e.message)}</li>" for e in exc.errors)
         return f"<b>The request was refused</b><ul>{items}</ul>"
     if isinstance(exc, SubmissionUncertainError):
         title = "The submission may have reached the service"
@@ -86,7 +76,7 @@ def error_html(exc: BaseException) -> str:
         title = "Still running"
     else:
         title = type(exc).__name__
-    return f"<b>{html.escape(title)}</b><br>{html.escape(str(exc))}"
+    return f"<b>{escape(title)}</b><br>{escape(exc)}"
 
 
 class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
@@ -209,11 +199,11 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         prompt = str(self.body.get("prompt", ""))
         shown = prompt if len(prompt) <= 300 else prompt[:299] + "…"
         credits = self.checked.credits_text if credits is None else credits
-        facts = " · ".join(html.escape(x) for x in (kind, mode, credits) if x)
+        facts = " · ".join(x for x in (kind, mode, credits) if x)
         return (
-            f"<b>{html.escape(model)}</b> <span style='color:{MUTED}'>{facts}</span>"
-            f"<div class='genlab-card-prompt' style='white-space:pre-wrap;"
-            f"overflow-wrap:anywhere'>{html.escape(shown)}</div>"
+            f"<b>{escape(model)}</b> {text(facts, MUTED)}"
+            + text(shown, tag="div", cls="genlab-card-prompt",
+                   css="white-space:pre-wrap;overflow-wrap:anywhere")
         )
 
     # --- running ----------------------------------------------------------------------
@@ -281,7 +271,7 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         try:
             self.resume() if self.status == "stopped" else self.stop()
         except Exception as exc:  # a widget callback: shown, never raised
-            self.message.value = html.escape(f"{type(exc).__name__}: {exc}")
+            self.message.value = escape(f"{type(exc).__name__}: {exc}")
 
     def _on_update(self, record: TaskRecord) -> None:
         # On the runner thread, once per new status. Never raise: that would end the wait.
@@ -290,7 +280,7 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
             self._set_status(record.status)
             self.stop_button.disabled = False  # the task has an id now: it can be resumed
         except Exception as exc:
-            self.message.value = html.escape(f"{type(exc).__name__}: {exc}")
+            self.message.value = escape(f"{type(exc).__name__}: {exc}")
 
     def _done(self, future: concurrent.futures.Future[TaskRecord]) -> None:
         # On the runner thread (or at once, if the future was already done).
@@ -299,7 +289,7 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         try:
             if future.cancelled():
                 self._set_status("stopped")
-                self.message.value = html.escape(
+                self.message.value = escape(
                     "Stopped waiting; the task keeps running on the service. "
                     "Resume waiting follows it again."
                 )
@@ -315,9 +305,7 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
                 note = getattr(self.record, "reused", None)  # a ReusedRecord: nothing paid
                 if note is not None:
                     self.header.value = self._header(credits="0 credits (reused)")
-                    self.message.value = (
-                        f"<span style='color:{MUTED}'>♻ {html.escape(note.message)}</span>"
-                    )
+                    self.message.value = text(f"♻ {note.message}", MUTED)
                 if self.record.succeeded:
                     self._work.run(
                         self._save_and_embed,
@@ -327,7 +315,7 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
                     )
                     return  # the card is finished once the media are shown
         except Exception as exc:
-            self.message.value = html.escape(f"{type(exc).__name__}: {exc}")
+            self.message.value = escape(f"{type(exc).__name__}: {exc}")
         self._finish()
 
     def _save_and_embed(self, record: TaskRecord) -> str:
@@ -341,7 +329,7 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         self._finish()
 
     def _media_failed(self, exc: BaseException) -> None:
-        self.message.value = "<b>The result could not be shown</b><br>" + html.escape(f"{exc}")
+        self.message.value = "<b>The result could not be shown</b><br>" + escape(f"{exc}")
         self._finish()
 
     def _finish(self) -> None:
@@ -357,12 +345,12 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
             try:
                 callback()
             except Exception as exc:  # a listener must not hide the card's final state
-                self.message.value = html.escape(f"{type(exc).__name__}: {exc}")
+                self.message.value = escape(f"{type(exc).__name__}: {exc}")
 
     def _fail(self, exc: BaseException) -> None:
         self.error = exc
         self._set_status("failed" if isinstance(exc, TaskFailedError) else "error")
-        self.message.value = f"<div style='color:{ERROR}'>{error_html(exc)}</div>"
+        self.message.value = styled(error_html(exc), ERROR, tag="div")
         self.stop_button.disabled = True
         if self.future is None:
             self._mark_finished()
@@ -392,25 +380,17 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         seconds = time.monotonic() - self._started
         if status != "new" and (not self._steps or not self._steps[-1].startswith(status)):
             self._steps.append(f"{status} {seconds:.1f} s")
-            self.steps.value = (
-                f"<span style='font-size:85%;color:{MUTED}'>"
-                + html.escape(" → ".join(self._steps))
-                + "</span>"
-            )
-        colour = _COLOURS.get(status, "#6c757d")
-        self.badge.value = (
-            f"<span style='background:{colour};color:white;border-radius:4px;"
-            f"padding:1px 8px;white-space:nowrap'>{html.escape(status)}</span>"
-        )
+            self.steps.value = text(" → ".join(self._steps), MUTED, size="85%")
+        self.badge.value = status_badge(status)
         self.progress.value = _PROGRESS.get(status, 3)
         self.progress.bar_style = {"succeeded": "success", "failed": "danger",
                                    "error": "danger", "stopped": "warning"}.get(status, "info")
 
     def _show_elapsed(self) -> None:
-        text = f"{time.monotonic() - self._started:.1f} s"
+        shown = f"{time.monotonic() - self._started:.1f} s"
         if self.record is not None and self.record.seconds is not None:
-            text += f" (service: {self.record.seconds:.1f} s)"
-        self.elapsed.value = f"<span style='color:{MUTED}'>&nbsp;{text}</span>"
+            shown += f" (service: {self.record.seconds:.1f} s)"
+        self.elapsed.value = styled(f"&nbsp;{escape(shown)}", MUTED)
 
     # --- actions ----------------------------------------------------------------------
 
@@ -426,7 +406,7 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
             raise ValueError(f"the task is {self.status}; there is nothing to download yet")
         paths = self.client.download(self.record, folder or self.folder.value)
         self.message.value = "Saved:<br>" + "<br>".join(
-            f"<code>{html.escape(str(p))}</code>" for p in paths
+            f"<code>{escape(p)}</code>" for p in paths
         )
         return paths
 
@@ -435,7 +415,7 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
             self.download_button.disabled = False
 
         def failed(exc: BaseException) -> None:
-            self.message.value = "<b>Download failed</b><br>" + html.escape(str(exc))
+            self.message.value = "<b>Download failed</b><br>" + escape(exc)
             ready()
 
         self.download_button.disabled = True

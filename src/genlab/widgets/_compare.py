@@ -15,7 +15,6 @@ already has a result are filled from it at zero credits.
 from __future__ import annotations
 
 import concurrent.futures
-import html
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -24,8 +23,8 @@ import ipywidgets as widgets
 from genlab.catalog import CATALOG
 from genlab.client import Client
 from genlab.comparison import Comparison, Plan, compare, plan
+from genlab.display import ERROR, MUTED, escape, lines, styled, text
 from genlab.widgets._background import Background
-from genlab.widgets._fields import ERROR, MUTED
 from genlab.widgets._protocols import StudioClient
 
 
@@ -85,7 +84,7 @@ class ComparePanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no typ
                 self.chips[name] = chip
                 chips.append(chip)
             rows.append(widgets.HBox(
-                [widgets.HTML(f"<span style='color:{MUTED}'>{html.escape(kind)}</span>",
+                [widgets.HTML(text(kind, MUTED),
                               layout=widgets.Layout(width="4em")), *chips],
                 layout=widgets.Layout(flex_flow="row wrap", align_items="center"),
             ))
@@ -106,8 +105,7 @@ class ComparePanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no typ
         self.gallery = widgets.HTML(layout=widgets.Layout(max_width="100%"))
         self.future: concurrent.futures.Future[Comparison] | None = None
         self.children = [
-            widgets.HTML(f"<span style='color:{MUTED}'>Choose models; the form's current "
-                         "settings go to each.</span>"),
+            widgets.HTML(text("Choose models; the form's current settings go to each.", MUTED)),
             *rows, self.plan_note, widgets.HBox([self.button, self.reuse_box]), self.status,
             self.gallery,
         ]
@@ -156,7 +154,7 @@ class ComparePanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no typ
         try:
             prompt, params, dropped, grid = self._plan()
         except Exception as exc:  # shown, never raised: this runs on every edit
-            self._show_note(f"<span style='color:{ERROR}'>{html.escape(str(exc))}</span>")
+            self._show_note(text(exc, ERROR))
             self.button.disabled = True
             return
         if grid is None:
@@ -164,16 +162,16 @@ class ComparePanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no typ
             self.button.disabled = True
             return
         sent = ", ".join(f"{k}={_short(v)}" for k, v in params.items()) or "model defaults"
-        lines = [f"Sends: {sent}"]
-        lines += [f"{m} has no {', '.join(names)}: dropped for it" for m, names in dropped.items()]
+        notes = [f"Sends: {sent}"]
+        notes += [f"{m} has no {', '.join(names)}: dropped for it" for m, names in dropped.items()]
         refused = [r for r in grid.runs if r.invalid]
-        lines += [f"{r.model} would refuse this: {r.invalid}" for r in refused]
-        lines.append(grid.money_line)
-        self._show_note("<br>".join(html.escape(line) for line in lines))
+        notes += [f"{r.model} would refuse this: {r.invalid}" for r in refused]
+        notes.append(grid.money_line)
+        self._show_note(lines(notes))
         self.button.disabled = not prompt.strip() or len(refused) == len(grid.runs)
 
     def _show_note(self, markup: str) -> None:
-        value = f"<div style='color:{MUTED};font-size:90%'>{markup}</div>" if markup else ""
+        value = styled(markup, MUTED, tag="div", size="90%") if markup else ""
         if self.plan_note.value != value:
             self.plan_note.value = value
 
@@ -195,7 +193,7 @@ class ComparePanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no typ
         client = self.client
         if not isinstance(client, Client):
             raise TypeError(f"comparing needs a genlab.Client, got {type(client).__name__}")
-        self.status.value = html.escape(f"{grid.money_line}; running…")
+        self.status.value = escape(f"{grid.money_line}; running…")
         self.gallery.value = ""
         self.button.disabled = True
         reuse = True if self.reuse_box.value else None
@@ -207,12 +205,12 @@ class ComparePanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no typ
             return result
 
         def done(_result: Comparison) -> None:
-            self.status.value = html.escape(f"{grid.money_line}; done")
+            self.status.value = escape(f"{grid.money_line}; done")
             self.button.disabled = False
 
         def failed(exc: BaseException) -> None:
             self.status.value = (
-                "<b>The comparison failed</b><br>" + html.escape(f"{type(exc).__name__}: {exc}")
+                "<b>The comparison failed</b><br>" + escape(f"{type(exc).__name__}: {exc}")
             )
             self.button.disabled = False
 
@@ -223,7 +221,7 @@ class ComparePanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no typ
         try:
             self.run()
         except Exception as exc:  # a widget callback: show, do not raise
-            self.status.value = html.escape(str(exc))
+            self.status.value = escape(exc)
 
 
 def _short(value: Any) -> str:

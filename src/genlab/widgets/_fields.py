@@ -8,7 +8,6 @@ Nothing here judges a value; the catalog does, and the form shows its messages.
 
 from __future__ import annotations
 
-import html
 from abc import abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -17,13 +16,8 @@ from typing import Any
 import ipywidgets as widgets
 
 from genlab.catalog import OMIT, FieldSpec
+from genlab.display import ERROR, MUTED, escape, lines, styled, text
 
-# Colours are JupyterLab's theme variables (fallbacks for other frontends): readable in the
-# light and the dark theme alike.
-MUTED = "var(--jp-ui-font-color2, #616161)"
-TEXT = "var(--jp-ui-font-color1, #212121)"
-ERROR = "var(--jp-error-color1, #d32f2f)"
-BORDER = "var(--jp-border-color2, #e0e0e0)"
 LABEL_WIDTH = "10em"
 STYLE = {"description_width": LABEL_WIDTH}
 # ToggleButtons when an enum has at most this many options, each at most this long.
@@ -44,20 +38,20 @@ def error_html(messages: Sequence[str]) -> str:
     """The catalog's messages, escaped, for the line under a field."""
     if not messages:
         return ""
-    items = "<br>".join(f"&#9888; {html.escape(m)}" for m in messages)
-    return f'<div class="genlab-error" style="color:{ERROR};font-size:90%">{items}</div>'
+    return styled(lines(messages, mark="&#9888; "), ERROR, tag="div", size="90%",
+                  cls="genlab-error")
 
 
-def hint_html(text: str) -> str:
+def hint_html(hint: str) -> str:
     """A neutral hint (not an error) for the line under a field, e.g. "required: choose one"."""
-    return f'<div class="genlab-hint" style="color:{MUTED};font-size:90%">{html.escape(text)}</div>'
+    return text(hint, MUTED, tag="div", size="90%", cls="genlab-hint")
 
 
 def side_label(text: str, tooltip: str = "") -> widgets.HTML:
     """A label in the description column, for controls whose own description wraps above
     them (ToggleButtons)."""
     # Wrapping, never clipped: long names (character_orientation) break at underscores.
-    shown = html.escape(text).replace("_", "_<wbr>")
+    shown = escape(text).replace("_", "_<wbr>")
     return widgets.HTML(
         f"<div style='text-align:right;padding-right:8px;line-height:1.2;"
         f"overflow-wrap:anywhere'>{shown}</div>",
@@ -184,10 +178,9 @@ class PromptField(FieldRow):
     def _count(self) -> None:
         n = len(self.control.value)
         limit = self.spec.max
-        text = f"{n} / {limit} characters" if limit is not None else f"{n} characters"
-        if limit is not None and n > limit:
-            text = f'<span style="color:{ERROR}">{text}</span>'
-        self.counter.value = f'<span style="font-size:85%;color:{MUTED}">{text}</span>'
+        count = f"{n} / {limit} characters" if limit is not None else f"{n} characters"
+        over = limit is not None and n > limit
+        self.counter.value = text(count, ERROR if over else MUTED, size="85%")
 
     def _typed(self, _change: object) -> None:
         self._count()

@@ -17,7 +17,6 @@ Example:
 from __future__ import annotations
 
 import functools
-import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -25,10 +24,9 @@ import ipywidgets as widgets
 
 from genlab._errors import ErrorDetail
 from genlab.catalog import OMIT, FieldSpec, Preview, RequestBase, form_body, form_fields
+from genlab.display import BORDER, MUTED, escape, styled, text
 from genlab.widgets._fields import (
-    BORDER,
     LABEL_WIDTH,
-    MUTED,
     SCALAR_ROWS,
     EditNotifier,
     FieldRow,
@@ -60,8 +58,7 @@ class ExtraField(FieldRow):
         for row in self.fields.values():
             row.on_edit(self._edited)
         title = widgets.HTML(
-            f"<b>{html.escape(spec.name)}</b> <span style='color:{MUTED}'>"
-            f"{html.escape(spec.description)}</span>",
+            f"<b>{escape(spec.name)}</b> {text(spec.description, MUTED)}",
             tooltip=spec.description,
         )
         box = widgets.VBox(
@@ -218,9 +215,9 @@ class ModelForm(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets
         note = ""
         if preview.hidden:
             items = "; ".join(
-                f"<code>{html.escape(name)}</code> {html.escape(reason)}"
+                f"<code>{escape(name)}</code> {escape(reason)}"
                 for name, reason in preview.hidden.items()
             )
-            note = f"<span style='color:{MUTED};font-size:90%'>Hidden: {items}</span>"
+            note = styled(f"Hidden: {items}", MUTED, size="90%")
         if self.hidden_note.value != note:
             self.hidden_note.value = note

@@ -8,7 +8,6 @@ default in-memory journal) gets a line saying how to keep one.
 
 from __future__ import annotations
 
-import html
 import threading
 from collections.abc import Mapping, Sequence
 
@@ -16,8 +15,8 @@ import ipywidgets as widgets
 
 from genlab.catalog import CATALOG
 from genlab.client.journal import TaskJournal
+from genlab.display import escape, table
 from genlab.history import DISPLAY_COLUMNS, History
-from genlab.widgets._fields import BORDER, TEXT
 
 ALL = "(all)"
 STATUSES = ("queued", "processing", "succeeded", "failed")
@@ -32,38 +31,11 @@ def table_html(rows: Sequence[Mapping[str, str]]) -> str:
         >>> "&lt;b&gt;" in table_html([{"prompt": "<b>kite</b>", "status": "queued"}])
         True
     """
-    if not rows:
-        return "<i>No tasks yet.</i>"
-    head = "".join(
-        f"<th style='text-align:left;padding:2px 6px;border-bottom:1px solid {BORDER}'>"
-        f"{html.escape(h)}</th>"
-        for h in DISPLAY_COLUMNS.values()
-    )
-    body = "".join(
-        "<tr>"
-        + "".join(
-            f"<td style='padding:2px 6px;vertical-align:top;{_cell_style(c)}'>"
-            f"{html.escape(row.get(c, ''))}</td>"
-            for c in DISPLAY_COLUMNS
-        )
-        + "</tr>"
-        for row in rows
-    )
-    return (
-        "<div style='max-width:100%;overflow-x:auto'>"
-        f"<table style='border-collapse:collapse;font-size:90%;color:{TEXT}'>"
-        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
-    )
+    return table(DISPLAY_COLUMNS, rows, wrapped=WRAPPED, empty="No tasks yet.")
 
 
-def _cell_style(column: str) -> str:
-    # Names, times and numbers never break mid-word; prompts and messages wrap.
-    if column in _WRAPPED:
-        return "min-width:12em;overflow-wrap:anywhere"
-    return "white-space:nowrap"
-
-
-_WRAPPED = frozenset({"prompt", "error_message", "mode"})
+WRAPPED = frozenset({"prompt", "error_message", "mode"})
+"""Columns whose cells wrap; names, times and numbers never break mid-word."""
 
 
 class HistoryPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
@@ -136,5 +108,5 @@ class HistoryPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no typ
                 self.table.value = table_html(rows)
             except Exception as exc:  # shown, never raised: this runs in widget callbacks
                 self.table.value = (
-                    "<i>The history could not be read: " + html.escape(f"{exc}") + "</i>"
+                    "<i>The history could not be read: " + escape(exc) + "</i>"
                 )

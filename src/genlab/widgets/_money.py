@@ -16,7 +16,6 @@ Example:
 from __future__ import annotations
 
 import concurrent.futures
-import html
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -24,8 +23,8 @@ from typing import Any
 import ipywidgets as widgets
 
 from genlab.client import Budget, PastResult
+from genlab.display import BORDER, MUTED, text
 from genlab.widgets._background import Background
-from genlab.widgets._fields import BORDER, MUTED
 from genlab.widgets._protocols import StudioClient
 
 
@@ -134,10 +133,8 @@ class ReuseOffer(widgets.HBox):  # type: ignore[misc]  # ipywidgets has no type 
             return
         saves = (f"saves {past.credits:,} credits" if past.credits is not None
                  else "its price is unknown")
-        self.label.value = (
-            f"<span style='color:{MUTED};border-left:3px solid {BORDER};padding-left:6px'>"
-            f"♻ {html.escape(offer_text(past))} — {html.escape(saves)}</span>"
-        )
+        self.label.value = text(f"♻ {offer_text(past)} — {saves}", MUTED,
+                                css=f"border-left:3px solid {BORDER};padding-left:6px")
         self.reuse_button.description = (
             f"Reuse it (saves {past.credits:,} credits)" if past.credits is not None
             else "Reuse it"

@@ -15,7 +15,6 @@ state is saved in the notebook).
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -24,8 +23,10 @@ import ipywidgets as widgets
 from genlab._errors import GenlabError
 from genlab.catalog import OMIT, FieldSpec
 from genlab.client import data_uri
-from genlab.report import poster, thumbnail
-from genlab.widgets._fields import BORDER, ERROR, MUTED, STYLE, FieldRow, choice_label
+from genlab.display import BORDER, ERROR, MUTED, escape, lines, styled, text
+from genlab.media.preview import poster
+from genlab.report import thumbnail
+from genlab.widgets._fields import STYLE, FieldRow, choice_label
 from genlab.widgets._protocols import StudioClient
 
 ACCEPT = {"image": "image/*", "video": "video/*,.mp4,.mov", "audio": "audio/*,.wav,.mp3"}
@@ -215,7 +216,7 @@ class ReferenceList(FieldRow):
                 continue
             self._sent[url] = {**file, "content": memoryview(b"")}
         self.note.value = "" if not notes else (
-            f'<div style="color:{ERROR}">' + "<br>".join(html.escape(n) for n in notes) + "</div>"
+            styled(lines(notes), ERROR, tag="div")
         )
         self._count_uploads()
 
@@ -240,9 +241,8 @@ class ReferenceList(FieldRow):
         self.rows.children = [self._row(i, item) for i, item in enumerate(self._items)]
         limit = self.spec.max_items
         count = f"{len(self._items)} / {limit}" if limit is not None else str(len(self._items))
-        self.title.value = (
-            f"<b>{html.escape(self.spec.name)}</b> <span style='color:{MUTED}'>({count}) · "
-            f"{html.escape(self.spec.media)}</span>"
+        self.title.value = f"<b>{escape(self.spec.name)}</b> " + text(
+            f"({count}) · {self.spec.media}", MUTED
         )
         self.add_button.disabled = self.url.disabled = self.upload.disabled = self.full
         self._count_uploads()
@@ -255,8 +255,8 @@ class ReferenceList(FieldRow):
         if shown is None and url[:5].lower() == "data:" and self.spec.media_kind == "image":
             shown = url
         if shown is not None:
-            return f'<img src="{html.escape(shown, quote=True)}" style="{box}" alt="">'
-        quoted = html.escape(url, quote=True)
+            return f'<img src="{escape(shown)}" style="{box}" alt="">'
+        quoted = escape(url)
         if self.spec.media_kind == "image" and url.lower().startswith(("http://", "https://")):
             return f'<img src="{quoted}" style="{box}" alt="" loading="lazy">'
         if self.spec.media_kind == "video" and url.lower().startswith(("http://", "https://")):
@@ -271,7 +271,7 @@ class ReferenceList(FieldRow):
             widgets.HTML(self._preview(url), layout=widgets.Layout(min_width=f"{THUMB_PX}px")),
             widgets.HTML(
                 "<div style='white-space:nowrap;overflow:hidden;text-overflow:ellipsis'>"
-                f"<code>{index + 1}.</code> {html.escape(short_url(url))}</div>",
+                f"<code>{index + 1}.</code> {escape(short_url(url))}</div>",
                 tooltip=url if len(url) < 2000 else None,
                 layout=widgets.Layout(width="45%", overflow="hidden"),
             )

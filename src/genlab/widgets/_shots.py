@@ -8,7 +8,8 @@ from typing import Any
 import ipywidgets as widgets
 
 from genlab.catalog import OMIT, FieldSpec
-from genlab.widgets._fields import LABEL_WIDTH, MUTED, FieldRow
+from genlab.display import MUTED, escape, styled
+from genlab.widgets._fields import LABEL_WIDTH, FieldRow
 
 NEW_SHOT_SECONDS = 5.0
 
@@ -23,7 +24,7 @@ class ShotList(FieldRow):
     def __init__(self, spec: FieldSpec) -> None:
         super().__init__(spec, layout=widgets.Layout(margin=f"0 0 0 {LABEL_WIDTH}"))
         self.title = widgets.HTML(
-            f"<b>{spec.name}</b> <span style='color:{MUTED}'>(shots, in order)</span>",
+            f"<b>{escape(spec.name)}</b> {styled('(shots, in order)', MUTED)}",
             tooltip=spec.description,
         )
         self.rows = widgets.VBox()

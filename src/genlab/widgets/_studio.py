@@ -19,7 +19,6 @@ The Studio can be driven from code as well as by hand::
 from __future__ import annotations
 
 import functools
-import html
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,14 +26,12 @@ import ipywidgets as widgets
 
 from genlab._errors import InvalidParameterError
 from genlab.catalog import CATALOG, Preview, preview
+from genlab.display import BORDER, MUTED, TEXT, escape, lines, styled, text
 from genlab.widgets._background import Background
 from genlab.widgets._card import TaskCard, media_dir_or_temp
 from genlab.widgets._compare import ComparePanel
 from genlab.widgets._fields import (
-    BORDER,
-    MUTED,
     STYLE,
-    TEXT,
     error_html,
     hint_html,
     side_label,
@@ -176,9 +173,8 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         self.kind_picker.observe(self._kind_picked, "value")
         self.model_picker.observe(self._model_picked, "value")
         self.children = [
-            widgets.HTML(f"<h3 style='margin:0;color:{TEXT}'>genlab studio</h3>"
-                         f"<span style='color:{MUTED}'>"
-                         f"{html.escape(str(client.base_url))}</span>"),
+            widgets.HTML(text("genlab studio", TEXT, tag="h3", css="margin:0")
+                         + text(client.base_url, MUTED)),
             widgets.HBox([side_label("kind"), self.kind_picker, self.model_picker],
                          layout=widgets.Layout(flex_flow="row wrap")),
             self.summary,
@@ -243,7 +239,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         self._last[CATALOG[model].KIND] = model
         self.form_box.children = [form]
         cls = CATALOG[model]
-        self.summary.value = f"<span style='color:{MUTED}'>{html.escape(cls.SUMMARY)}</span>"
+        self.summary.value = text(cls.SUMMARY, MUTED)
         self._refresh()
 
     def _edited(self, form: ModelForm) -> None:
@@ -337,12 +333,11 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         self._checked = checked
         form.show(checked)
         mode = checked.mode.label if checked.mode is not None else "unknown"
-        self._assign(self.mode_label, f"mode: <b>{html.escape(mode)}</b>&nbsp;&nbsp;")
+        self._assign(self.mode_label, f"mode: <b>{escape(mode)}</b>&nbsp;&nbsp;")
         credits = client_budget_text(
             self.client, checked.credits_text or "no estimate while the request is invalid"
         )
-        self._assign(self.credits_label,
-                     f"<span style='color:{MUTED}'>{html.escape(credits)}</span>")
+        self._assign(self.credits_label, text(credits, MUTED))
         # Each message once: under its field; here only those no visible field shows.
         loose, waiting = form.unshown(checked)
         shown = loose if (form.touched or form.attempted) else []
@@ -351,9 +346,8 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
             "To submit, fill in: " + ", ".join(waiting)
         )
         self._assign(self.hint, hint_html(todo) if todo else "")
-        notes = "<br>".join(f"&#8505; {html.escape(n)}" for n in checked.notices)
-        self._assign(self.notices, f"<div style='color:{MUTED};font-size:90%'>{notes}</div>"
-                     if notes else "")
+        notes = lines(checked.notices, mark="&#8505; ")
+        self._assign(self.notices, styled(notes, MUTED, tag="div", size="90%") if notes else "")
         if self.submit_button.disabled == checked.valid:
             self.submit_button.disabled = not checked.valid
         self.compare_panel.refresh()

@@ -9,12 +9,10 @@ Example:
 
 from __future__ import annotations
 
-import html
-
 import ipywidgets as widgets
 
+from genlab.display import MUTED, text
 from genlab.widgets._card import TaskCard
-from genlab.widgets._fields import MUTED
 
 CARD_LIST_HEIGHT = "640px"
 """The cards scroll inside this height; the form and the tabs stay in reach."""
@@ -80,11 +78,11 @@ class TaskList(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         """Redraw the count and the state of "Clear finished"."""
         total = len(self.cards)
         running = sum(1 for card in self.cards if not card.done)
-        text = "No tasks yet: submit one above." if not total else (
+        told = "No tasks yet: submit one above." if not total else (
             f"{total} task{'s' if total != 1 else ''}, newest first"
             + (f"; {running} running" if running else "")
         )
-        value = f"<span style='color:{MUTED};margin-right:1em'>{html.escape(text)}</span>"
+        value = text(told, MUTED, css="margin-right:1em")
         if self.count.value != value:
             self.count.value = value
         self.clear_button.disabled = total == running

@@ -1,11 +1,11 @@
 """Where saved media live: a local folder, or any fsspec URL (``s3://bucket/prefix/``, ...).
 
-The client owns media storage. :meth:`genlab.Client.download` saves into a *location*: a local
-folder (a path, or a ``file://`` URL), or a remote URL that fsspec understands. Without one it
-uses the ``GENLAB_MEDIA`` environment variable, else the current folder. Reports and widgets
-read saved files back through :func:`read_media` and :func:`media_size`, whatever the store,
-so only this module touches fsspec, and only when a remote URL is used: a plain
-``import genlab`` and local downloads never import fsspec, s3fs or botocore.
+:meth:`genlab.Client.download` saves into a *location*: a local folder (a path, or a
+``file://`` URL), or a remote URL that fsspec understands. Without one it uses the
+``GENLAB_MEDIA`` environment variable, else the current folder. Reports and widgets read saved
+files back through :func:`read_media` and :func:`media_size`, whatever the store, so only this
+module touches fsspec, and only when a remote URL is used: a plain ``import genlab`` and local
+downloads never import fsspec, s3fs or botocore.
 
 Types: local files are :class:`~pathlib.Path` objects; remote files are URL strings
 (``"s3://team-media/runs/t1.mp4"``), exactly what the history stores.

@@ -8,6 +8,10 @@ few hundred kilobytes and looks the same in a card or a gallery tile. The origin
 disk and is linked. PyAV does the work; without it (or for bytes it cannot read) the original
 is returned unchanged.
 
+This module is apart from :mod:`genlab.media` (which does not import it): the views (report,
+widgets) use it, the client never does, so a script using the client never loads PyAV or
+Pillow.
+
 Example:
     >>> video_preview(b"not a video") == b"not a video"
     True
@@ -24,6 +28,15 @@ import threading
 from collections import OrderedDict
 from fractions import Fraction
 from typing import Any
+
+__all__ = [
+    "PREVIEW_AUDIO_KBPS",
+    "PREVIEW_FPS",
+    "PREVIEW_VIDEO_KBPS",
+    "PREVIEW_WIDTH",
+    "poster",
+    "video_preview",
+]
 
 logger = logging.getLogger("genlab")
 

@@ -1,0 +1,47 @@
+"""Kept media: where saved files live (a folder or a bucket), reading them back, and what a
+file is from its first bytes. The client saves through it; reports and widgets read through it.
+
+Display-size previews (PyAV, Pillow) are in :mod:`genlab.media.preview`, which this package
+does not import: the client uses ``genlab.media`` and stays light.
+
+Example:
+    >>> from genlab import media
+    >>> media.media_join("s3://team-media/runs/", "t1.mp4")
+    's3://team-media/runs/t1.mp4'
+    >>> media.sniff(b"\\x00\\x00\\x00\\x08moov")
+    Sniffed(mime='video/quicktime', extension='.mov')
+"""
+
+from __future__ import annotations
+
+from genlab.media._sniff import SNIFF_BYTES, Sniffed, sniff
+from genlab.media._storage import (
+    MEDIA_ENV,
+    Location,
+    copy_media,
+    is_remote,
+    media_join,
+    media_location,
+    media_name,
+    media_size,
+    read_media,
+    shown_url,
+    store_files,
+)
+
+__all__ = [
+    "MEDIA_ENV",
+    "SNIFF_BYTES",
+    "Location",
+    "Sniffed",
+    "copy_media",
+    "is_remote",
+    "media_join",
+    "media_location",
+    "media_name",
+    "media_size",
+    "read_media",
+    "shown_url",
+    "sniff",
+    "store_files",
+]
