@@ -7,6 +7,7 @@ import asyncio
 import subprocess
 import sys
 import textwrap
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -175,3 +176,32 @@ def test_bad_budgets_say_what_is_wrong(bad: dict[str, Any]) -> None:
 
     with pytest.raises(ConfigurationError, match="Budget"):
         Budget(**bad)
+
+
+class CountingJournal(MemoryJournal):
+    """An in-memory journal that counts how often the day's spend is read."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.day_reads = 0
+
+    def day_spent(self, moment: datetime) -> int:
+        self.day_reads += 1
+        return super().day_spent(moment)
+
+
+def test_what_remains_today_is_read_off_the_caller_and_follows_each_submit(
+    client_server: EmulatorHandle, client_options: dict[str, Any]
+) -> None:
+    journal = CountingJournal()
+    with Client(client_server.base_url, client_server.api_key, history=journal,
+                budget=Budget(day=1000), **client_options) as client:
+        figures = [client.budget_remaining_today for _ in range(200)]  # a form's keystrokes
+        assert figures == [1000] * 200 and journal.day_reads == 1
+        client.submit(PRICED)  # 160 credits
+        for _ in range(100):  # the figure is refreshed in the background after a submit
+            if client.budget_remaining_today == 840:
+                break
+            threading.Event().wait(0.05)
+        assert client.budget_remaining_today == 840
+        assert journal.day_reads <= 3
