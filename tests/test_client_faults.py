@@ -20,6 +20,7 @@ from genlab import (
     AuthenticationError,
     Client,
     NotFoundError,
+    QuotaExceededError,
     RateLimitError,
     ServerError,
     SubmissionUncertainError,
@@ -210,15 +211,40 @@ async def test_retries_stop_after_max_retries() -> None:
     assert len(limited.requests) == 2
 
 
-async def test_retry_after_is_honoured_and_capped(retry_waits: list[float]) -> None:
+async def test_retry_after_is_honoured_within_the_clients_patience(
+    retry_waits: list[float],
+) -> None:
     script = Script(
         httpx.Response(429, headers={"Retry-After": "0.02"}),
-        httpx.Response(429, headers={"Retry-After": "3600"}),
         httpx.Response(200, json=ACCEPTED),
     )
     async with client_for(script, retry_after_max=0.05) as client:
         await client.submit(BODY)
-    assert retry_waits == [pytest.approx(0.02), pytest.approx(0.05)]
+    assert retry_waits == [pytest.approx(0.02)]
+
+
+@pytest.mark.parametrize(
+    ("answer", "says"),
+    [
+        (httpx.Response(429, headers={"Retry-After": "3600"}), "It may clear in about 1 h"),
+        (httpx.Response(429, json={"error": {"code": "QUOTA_EXCEEDED",
+                                             "message": "monthly quota used up"}}),
+         "QUOTA_EXCEEDED, monthly quota used up. It did not say when it clears"),
+        (httpx.Response(402, json={"error": {"code": "INSUFFICIENT_BALANCE",
+                                             "message": "top up your balance"}}),
+         "INSUFFICIENT_BALANCE, top up your balance"),
+    ],
+    ids=["retry-after-an-hour", "quota-code", "balance-402"],
+)
+async def test_a_quota_that_will_not_clear_fails_at_once_saying_when_it_may(
+    answer: httpx.Response, says: str, retry_waits: list[float]
+) -> None:
+    script = Script(answer, httpx.Response(200, json=ACCEPTED))
+    async with client_for(script, retry_after_max=60) as client:
+        with pytest.raises(QuotaExceededError) as caught:
+            await client.submit(BODY)
+    assert says in str(caught.value) and "Nothing was sent again" in str(caught.value)
+    assert len(script.requests) == 1 and retry_waits == []  # no sleeping, nothing resent
 
 
 async def test_the_key_goes_to_the_api_but_never_to_media_hosts(tmp_path: Any) -> None:

@@ -11,7 +11,6 @@ from typing import Any
 
 import httpx
 import pytest
-import stamina.instrumentation
 
 import genlab
 from genlab import (
@@ -142,16 +141,19 @@ async def test_no_transport_exception_reaches_the_user_raw() -> None:
     [
         (httpx.Response(400, json={"error": {"code": "INVALID_PARAMETER", "message": "no"}}), True),
         (httpx.Response(401, json={"error": {"code": "UNAUTHORIZED", "message": "key"}}), True),
-        (httpx.Response(400, text="<html>400 Bad Request (nginx)</html>"), False),
-        (httpx.Response(413, text="<html>Request Entity Too Large</html>"), False),
+        (httpx.Response(400, text="<html>400 Bad Request (nginx)</html>"), True),
+        (httpx.Response(413, text="<html>Request Entity Too Large</html>"), True),
+        (httpx.Response(403, text="<html><h1>Request blocked by WAF</h1></html>"), True),
+        (httpx.Response(404, json={"detail": "Not Found"}), True),
+        (httpx.Response(401, json={"detail": "invalid token"}), True),
         (httpx.Response(502, text="<html>Bad Gateway</html>"), False),
         (httpx.Response(504), False),
         (httpx.Response(500, json={"error": {"code": "INTERNAL", "message": "boom"}}), False),
     ],
-    ids=["400-envelope", "401-envelope", "400-page", "413-page", "502-page", "504-empty",
-         "500-envelope"],
+    ids=["400-envelope", "401-envelope", "400-page", "413-page", "403-waf-page",
+         "404-gateway-json", "401-gateway-json", "502-page", "504-empty", "500-envelope"],
 )
-async def test_only_the_services_own_4xx_envelope_means_refused(
+async def test_a_4xx_of_any_shape_is_a_refusal_and_only_a_5xx_is_uncertain(
     answer: httpx.Response, refused: bool
 ) -> None:
     requests: list[httpx.Request] = []
@@ -169,6 +171,50 @@ async def test_only_the_services_own_4xx_envelope_means_refused(
     assert [e.state for e in journal.entries()] == ["failed" if refused else "uncertain"]
     if not refused:
         assert f"HTTP {answer.status_code}" in str(caught.value)
+    else:
+        assert "billed" not in str(caught.value)
+
+
+async def test_a_gateways_404_to_a_submit_names_the_url_and_suggests_the_base_url() -> None:
+    async with client_for(lambda r: httpx.Response(404, json={"detail": "Not Found"})) as client:
+        with pytest.raises(genlab.NotFoundError) as caught:
+            await client.submit(IMAGE)
+    message = str(caught.value)
+    assert "/v1/images/generate answered 404" in message and '("Not Found")' in message
+    assert "base_url" in message and "nothing was created" in message
+
+
+async def test_a_wafs_403_to_a_submit_is_a_refused_key_not_an_uncertain_bill() -> None:
+    page = "<html><h1>Access denied</h1></html>"
+    async with client_for(lambda r: httpx.Response(403, text=page)) as client:
+        with pytest.raises(genlab.AuthenticationError) as caught:
+            await client.submit(IMAGE)
+    message = str(caught.value)
+    assert "HTTP 403 (an HTML page, not the service's answer)" in message
+    assert "nothing was created" in message and "API key" in message
+
+
+async def test_a_2xx_carrying_the_error_envelope_is_the_services_refusal() -> None:
+    envelope = {"error": {"code": "INVALID_PROMPT", "message": "the prompt was refused",
+                          "status": 400, "request_id": "r9"}}
+    journal = MemoryJournal()
+    async with client_for(lambda r: httpx.Response(200, json=envelope),
+                          history=journal) as client:
+        with pytest.raises(genlab.InvalidPromptError) as caught:
+            await client.submit(IMAGE)
+    assert caught.value.code == "INVALID_PROMPT" and "the prompt was refused" in str(caught.value)
+    assert [e.state for e in journal.entries()] == ["failed"]  # refused: nothing was billed
+
+
+async def test_a_task_id_sent_as_a_number_is_read_as_its_text() -> None:
+    answers = [httpx.Response(200, json={"task_id": 8812, "model": "image-b"}),
+               httpx.Response(200, json={"task_id": 8812, "status": "SUCCEEDED",
+                                         "model": "image-b",
+                                         "images": [{"url": "https://cdn/a.png"}]})]
+    async with client_for(lambda r: answers.pop(0)) as client:
+        task = await client.submit(IMAGE)
+        record = await client.wait(task)
+    assert task.task_id == "8812" and record.task_id == "8812" and record.succeeded
 
 
 async def test_an_empty_503_was_never_forwarded_and_is_sent_again() -> None:
@@ -178,20 +224,19 @@ async def test_an_empty_503_was_never_forwarded_and_is_sent_again() -> None:
     assert answers == []
 
 
-async def test_retry_after_as_an_http_date_is_honoured_and_capped() -> None:
-    waits: list[float] = []
-    stamina.instrumentation.set_on_retry_hooks([lambda details: waits.append(details.wait_for)])
+async def test_a_retry_after_date_beyond_the_clients_patience_fails_at_once() -> None:
     soon = email.utils.format_datetime(datetime.now(UTC) + timedelta(seconds=30), usegmt=True)
-    answers = [
-        httpx.Response(429, headers={"Retry-After": soon}),
-        httpx.Response(200, json=ACCEPTED),
-    ]
-    try:
-        async with client_for(lambda r: answers.pop(0), retry_after_max=0.05) as client:
+    requests: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        requests.append(request)
+        return httpx.Response(429, headers={"Retry-After": soon})
+
+    async with client_for(handler, retry_after_max=0.05) as client:
+        with pytest.raises(genlab.QuotaExceededError) as caught:
             await client.submit(IMAGE)
-    finally:
-        stamina.instrumentation.set_on_retry_hooks(None)
-    assert waits == [0.05]  # 30 s away, capped at retry_after_max
+    assert len(requests) == 1  # not slept on, not sent again
+    assert "longer than this client waits (retry_after_max=0.05 s)" in str(caught.value)
     error = genlab.APIError.from_response(429, None, headers={"Retry-After": soon})
     assert isinstance(error, RateLimitError) and error.retry_after is not None
     assert 25 < error.retry_after <= 30

@@ -11,6 +11,7 @@
     │   ├── AuthenticationError     401 / 403
     │   ├── NotFoundError           404 (unknown task)
     │   ├── RateLimitError          429
+    │   │   └── QuotaExceededError  a quota or balance is exhausted: it will not clear soon
     │   └── ServerError             5xx
     ├── APIConnectionError          the service could not be reached
     │   └── APITimeoutError         a request timed out
@@ -48,6 +49,7 @@ __all__ = [
     "InvalidPromptError",
     "MediaError",
     "NotFoundError",
+    "QuotaExceededError",
     "RateLimitError",
     "ServerError",
     "SubmissionUncertainError",
@@ -215,11 +217,22 @@ class APIError(GenlabError):
         body: Any,
         *,
         headers: Mapping[str, str] | None = None,
+        patience: float | None = None,
     ) -> APIError:
         """Build the right subclass from an HTTP status and a decoded error envelope.
 
-        Tolerates bodies that are not envelopes (a proxy's HTML page, an empty body).
-        """
+        Tolerates bodies that are not envelopes (a proxy's HTML page, an empty body). A 429
+        asking to wait longer than ``patience`` seconds, a code saying a quota or the balance
+        is exhausted, or a 402, is a :class:`QuotaExceededError`: waiting will not help.
+
+        Example:
+            >>> error = APIError.from_response(429, {"error": {"code": "QUOTA_EXCEEDED",
+            ...     "message": "monthly quota used up"}}, headers={"Retry-After": "7200"})
+            >>> type(error).__name__, error.retry_after
+            ('QuotaExceededError', 7200.0)
+            >>> print(error.message)
+            the service refused the request: QUOTA_EXCEEDED, monthly quota used up. It may clear in about 2 h. Nothing was sent again; check the plan or balance on the service, or try later
+        """  # noqa: E501
         envelope = body.get("error") if isinstance(body, Mapping) else None
         if not isinstance(envelope, Mapping):
             envelope = {}
@@ -233,8 +246,18 @@ class APIError(GenlabError):
         kind = _class_for(status, code)
         if kind is InvalidParameterError:
             return InvalidParameterError(message, request_id=request_id, body=body)
+        retry_after = _retry_after(headers)
+        if status == 402 or (status in (403, 429) and _says_quota(code)) or (
+            status == 429 and retry_after is not None and patience is not None
+            and retry_after > patience
+        ):
+            quota = QuotaExceededError(
+                _quota_message(code, message, retry_after, patience), code=code,
+                request_id=request_id, body=body, retry_after=retry_after,
+            )
+            quota.status = status
+            return quota
         if kind is RateLimitError:
-            retry_after = _retry_after(headers)
             return RateLimitError(
                 message, code=code, request_id=request_id, body=body, retry_after=retry_after
             )
@@ -308,6 +331,16 @@ class RateLimitError(APIError):
     ) -> None:
         super().__init__(message, status=429, code=code, request_id=request_id, body=body)
         self.retry_after = retry_after
+
+
+class QuotaExceededError(RateLimitError):
+    """The service refused a submit because a quota or the balance is exhausted, or it asks
+    to wait longer than the client waits (``retry_after`` beyond ``retry_after_max``).
+    Nothing was sent again: waiting seconds would not help. The message says what the
+    service said and when it may clear (``retry_after``, seconds, when it said).
+    """
+
+    default_code = "QUOTA_EXCEEDED"
 
 
 class ServerError(APIError):
@@ -399,6 +432,34 @@ def _class_for(status: int, code: str | None) -> type[APIError]:
     if status >= 500:
         return ServerError
     return _STATUS_CLASSES.get(status, APIError)
+
+
+_QUOTA_WORDS = ("QUOTA", "BALANCE", "INSUFFICIENT", "CREDIT", "BILLING", "PAYMENT", "EXHAUSTED")
+
+
+def _says_quota(code: str | None) -> bool:
+    """True when an error code says a quota or balance is used up (``QUOTA_EXCEEDED``,
+    ``INSUFFICIENT_BALANCE``, ...): not something a retry in seconds clears."""
+    return code is not None and any(word in code.upper() for word in _QUOTA_WORDS)
+
+
+def _quota_message(
+    code: str | None, message: str, retry_after: float | None, patience: float | None
+) -> str:
+    said = ", ".join(part for part in (code, message) if part)
+    if retry_after is None:
+        when = "It did not say when it clears"
+    else:
+        hours, minutes = divmod(round(retry_after / 60), 60)
+        span = f"{hours} h" + (f" {minutes} min" if minutes else "") if hours else (
+            f"{minutes} min" if minutes else f"{retry_after:g} s")
+        when = f"It may clear in about {span}"
+        if patience is not None and retry_after > patience:
+            when += f", longer than this client waits (retry_after_max={patience:g} s)"
+    return (
+        f"the service refused the request: {said}. {when}. Nothing was sent again; check the "
+        "plan or balance on the service, or try later"
+    )
 
 
 def _default_message(status: int) -> str:

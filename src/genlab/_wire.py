@@ -74,6 +74,19 @@ def _lenient_datetime(value: Any) -> Any:
 Timestamp = Annotated[datetime | None, BeforeValidator(_lenient_datetime)]
 
 
+def _id_text(value: Any) -> Any:
+    """A task id the service sent as a JSON number is read as its text (``7`` -> ``"7"``)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(int(value)) if float(value).is_integer() else str(value)
+    return value
+
+
+TaskId = Annotated[str, BeforeValidator(_id_text)]
+"""A task id: a string, also when the service sent it as a JSON number."""
+
+KNOWN_STATUSES = frozenset(status.value for status in TaskStatus)
+
+
 def iso(moment: datetime) -> str:
     """A timestamp as the interface writes it: ISO 8601 UTC with a ``Z``, to milliseconds.
 
@@ -209,7 +222,7 @@ class Task(_Wire):
         ('t1', 'video')
     """
 
-    task_id: str
+    task_id: TaskId
     model: str = ""
     created_at: Timestamp = None
     request_id: str | None = None
@@ -235,7 +248,7 @@ class TaskRecord(_Wire):
         False
     """
 
-    task_id: str
+    task_id: TaskId
     status: str
     model: str = ""
     created_at: Timestamp = None
@@ -249,7 +262,13 @@ class TaskRecord(_Wire):
     @field_validator("status", mode="before")
     @classmethod
     def _status_text(cls, value: Any) -> Any:
-        return value.value if isinstance(value, StrEnum) else value
+        # Known statuses are read whatever their case ("SUCCEEDED", "Processing"); an unknown
+        # one is carried as it came, and is not final.
+        if isinstance(value, StrEnum):
+            return value.value
+        if isinstance(value, str) and value.strip().lower() in KNOWN_STATUSES:
+            return value.strip().lower()
+        return value
 
     @property
     def done(self) -> bool:
@@ -324,11 +343,13 @@ class TaskRecord(_Wire):
         try:
             return cls.model_validate({**data, "kind": kind})
         except ValueError:
-            if data.get("status") != "failed" or not isinstance(data.get("task_id"), str):
+            status = data.get("status")
+            failed = isinstance(status, str) and status.strip().lower() == "failed"
+            if not failed or not isinstance(_id_text(data.get("task_id")), str):
                 raise
         model = data.get("model")
         return cls(
-            task_id=data["task_id"],
+            task_id=_id_text(data["task_id"]),
             status="failed",
             model=model if isinstance(model, str) else "",
             error=TaskError.model_validate(data.get("error")),

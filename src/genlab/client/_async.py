@@ -31,8 +31,17 @@ from genlab.client._media import MAX_MEDIA_BYTES, download_task, fetch_media
 from genlab.client._pacing import ForecastPacing, Pacing
 from genlab.client._prepare import prepare
 from genlab.client._reuse import PastResult, Reuse, ReusedRecord
-from genlab.client._transport import Http, check_task_id
-from genlab.client._types import Kind, OnUpdate, Outcome, RequestLike, Task, TaskRecord, TaskRef
+from genlab.client._transport import Http
+from genlab.client._types import (
+    Kind,
+    OnUpdate,
+    Outcome,
+    RequestLike,
+    Task,
+    TaskRecord,
+    TaskRef,
+    check_task_id,
+)
 from genlab.client._uploads import FileLike, digest_of, inline_reference, upload
 from genlab.client.journal import DurationSample, JournalWriter, MemoryJournal, TaskJournal
 from genlab.media import copy_media, media_location

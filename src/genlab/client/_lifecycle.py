@@ -56,8 +56,8 @@ from genlab.client._config import ClientConfig
 from genlab.client._durations import DurationModel, DurationSample
 from genlab.client._pacing import Pacer, Pacing, Work
 from genlab.client._reuse import Reuse, ReusedRecord, ReusedTask, reused_record
-from genlab.client._transport import Http, task_path
-from genlab.client._types import Kind, OnUpdate, Task, TaskRecord
+from genlab.client._transport import Http
+from genlab.client._types import Kind, OnUpdate, Task, TaskRecord, task_path
 from genlab.client.journal import JournalWriter, Reused, SubmitEntry, TaskJournal
 
 logger = logging.getLogger("genlab")

@@ -19,13 +19,14 @@ be read becomes an :class:`~genlab.UnreadableResponseError` only in :meth:`Http.
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
+import functools
 import json
 import logging
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import IO, Any, Generic, NamedTuple, TypeVar
-from urllib.parse import quote
 
 import httpx
 import stamina
@@ -34,13 +35,16 @@ from genlab._errors import (
     APIConnectionError,
     APIError,
     APITimeoutError,
+    AuthenticationError,
+    NotFoundError,
+    QuotaExceededError,
     RateLimitError,
     ServerError,
     SubmissionUncertainError,
     UnreadableResponseError,
 )
 from genlab._version import __version__
-from genlab._wire import ErrorEnvelope, Kind
+from genlab._wire import ErrorEnvelope
 from genlab.client._config import ClientConfig
 
 logger = logging.getLogger("genlab")
@@ -93,6 +97,14 @@ class Http:
         # another host (a CDN) never receive the key. Never shown: Http has no repr of it.
         self._authorization = f"Bearer {config.api_key.reveal()}"
 
+    @property
+    def deadline(self) -> float:
+        """Seconds a whole answer may take to arrive (the client's read timeout)."""
+        timeout = self.config.timeout
+        if isinstance(timeout, httpx.Timeout):
+            return timeout.read or 30.0
+        return float(timeout)
+
     async def aclose(self) -> None:
         await self.client.aclose()
 
@@ -111,7 +123,8 @@ class Http:
             return
         # The key is scrubbed from error bodies, in case a proxy echoes the request back.
         raise APIError.from_response(
-            response.status_code, self.decode(response, scrub=True), headers=response.headers
+            response.status_code, self.decode(response, scrub=True), headers=response.headers,
+            patience=self.config.retry_after_max,
         )
 
     def read(self, response: httpx.Response, parse: Parse[T], *, what: str) -> T:
@@ -122,6 +135,14 @@ class Http:
                 proxy's HTML page, a record without its fields); ``excerpt`` holds its start.
         """
         data = self.decode(response)
+        envelope = ErrorEnvelope.read(data)
+        if envelope is not None and "task_id" not in data and "status" not in data:
+            # A 2xx carrying only the error envelope (a task record with an ``error`` is a
+            # failed task, not this): the service refused.
+            status = envelope.get("status")
+            status = status if isinstance(status, int) and 400 <= status < 600 else 400
+            raise APIError.from_response(status, data, headers=response.headers,
+                                         patience=self.config.retry_after_max)
         try:
             if not isinstance(data, Mapping):
                 raise TypeError("not a JSON object")
@@ -157,15 +178,21 @@ class Http:
             return True  # exponential backoff
         return min(exc.retry_after, self.config.retry_after_max)
 
-    def _submit_should_retry(self, exc: Exception) -> bool | float:
+    def _submit_should_retry(
+        self, exc: Exception, retry_429: Callable[[RateLimitError], bool] | None = None
+    ) -> bool | float:
         if isinstance(exc, NOT_SENT):
             return True
+        if isinstance(exc, QuotaExceededError):
+            return False  # waiting seconds will not clear it
         if isinstance(exc, RateLimitError):
-            return self._retry_after(exc)
+            return self._retry_after(exc) if retry_429 is None or retry_429(exc) else False
         # An empty 503 comes from a gateway in front of the service, not from the service.
         return isinstance(exc, ServerError) and exc.status == 503 and exc.body is None
 
     def _get_should_retry(self, exc: Exception) -> bool | float:
+        if isinstance(exc, QuotaExceededError):
+            return False
         if isinstance(exc, RateLimitError):
             return self._retry_after(exc)
         return isinstance(exc, (ServerError, *TRANSIENT))
@@ -183,15 +210,23 @@ class Http:
 
     # --- requests --------------------------------------------------------------------
 
-    async def submit(self, path: str, body: dict[str, Any], parse: Parse[T], *, model: str) -> T:
+    async def submit(
+        self, path: str, body: dict[str, Any], parse: Parse[T], *, model: str,
+        retry_429: Callable[[RateLimitError], bool] | None = None,
+    ) -> T:
         """POST a submission; return ``parse`` of the 2xx answer.
+
+        The whole answer must arrive within the client's ``timeout`` (a server that trickles
+        it byte by byte does not hold the call). ``retry_429`` says whether a 429 is retried
+        here (default: yes, after ``Retry-After``); a quota is never retried.
 
         Raises:
             SubmissionUncertainError: the request may have been processed; it was not resent.
                 An accepted (2xx) answer that cannot be read is uncertain too: the task exists
                 and its id is unknown.
             APIConnectionError: the service could not be reached (nothing was sent).
-            APIError: the service refused the request.
+            APIError: the service refused the request (any 4xx, whatever its body; a 2xx
+                carrying the error envelope): nothing was created.
         """
         if self.client.is_closed:
             raise APIConnectionError("the client is closed; nothing was sent. Make a new one.")
@@ -203,22 +238,29 @@ class Http:
                 "sent. Check the API key and base_url for stray characters."
             ) from None
         try:
-            async for attempt in self._retrying(self._submit_should_retry):
+            async for attempt in self._retrying(
+                functools.partial(self._submit_should_retry, retry_429=retry_429)
+            ):
                 with attempt:
-                    response = await self.client.send(request)
+                    async with asyncio.timeout(self.deadline):
+                        response = await self.client.send(request)
                     self._log(response)
                     self.raise_for_status(response)
         except APIError as exc:
             if refused_for_sure(exc):
-                raise
-            # A 5xx, or an answer that is not the service's own envelope (a proxy's page), may
-            # come after the service created the task: never call that refused.
+                raise refusal(exc, self.config.base_url, path) from None
+            # A 5xx may come after the service created the task: never call that refused.
             raise SubmissionUncertainError(
                 uncertain_message(model, answer_text(exc)), model=model, body=body,
                 status=exc.status,
             ) from exc
         except NOT_SENT as exc:
             raise connection_error(exc, self.config.base_url, "POST", path) from exc
+        except TimeoutError:
+            raise SubmissionUncertainError(
+                uncertain_message(model, f"the answer did not arrive within {self.deadline:g} s"),
+                model=model, body=body,
+            ) from None
         except Exception as exc:
             # Anything else happened after the request may have left: never resend it.
             raise SubmissionUncertainError(
@@ -260,9 +302,15 @@ class Http:
         try:
             async for attempt in self._retrying(self._get_should_retry):
                 with attempt:
-                    response = await self.client.request(
-                        method, path, headers=self._auth(), **kwargs
-                    )
+                    try:
+                        async with asyncio.timeout(self.deadline):
+                            response = await self.client.request(
+                                method, path, headers=self._auth(), **kwargs
+                            )
+                    except TimeoutError:  # trickled: transient, like a read timeout
+                        raise httpx.ReadTimeout(
+                            f"the whole answer took longer than {self.deadline:g} s"
+                        ) from None
                     self._log(response)
                     self.raise_for_status(response)
         except APIError:
@@ -329,18 +377,52 @@ def poll_hint(headers: Mapping[str, str]) -> float | None:
 
 
 def refused_for_sure(exc: APIError) -> bool:
-    """True when an error answer to a submit proves no task was created: the service's own
-    envelope with a 4xx status, any 429, or a bare 503 (see docs/spec-decisions.md).
+    """True when an error answer to a submit proves no task was created: any 4xx (whatever
+    its body: the service's envelope, a gateway's JSON, a WAF's page), or a bare 503 (see
+    docs/spec-decisions.md). Only answers that can follow processing (5xx) are uncertain.
 
     Example:
         >>> refused_for_sure(APIError.from_response(400, {"error": {"code": "X"}}))
         True
+        >>> refused_for_sure(APIError.from_response(403, "<html>Forbidden by WAF</html>"))
+        True
         >>> refused_for_sure(APIError.from_response(502, "<html>Bad Gateway</html>"))
         False
     """
-    if exc.status == 429 or (exc.status == 503 and exc.body is None):
-        return True
-    return exc.status < 500 and ErrorEnvelope.read(exc.body) is not None
+    return exc.status < 500 or (exc.status == 503 and exc.body is None)
+
+
+def refusal(exc: APIError, base_url: str, path: str) -> APIError:
+    """A refused submit's error, said for people: a 404 or 401/403 that is not the service's
+    own envelope came from in front of it (a wrong base URL, a gateway, a WAF)."""
+    if ErrorEnvelope.read(exc.body) is not None or exc.status not in (401, 403, 404):
+        return exc
+    said = _said(exc.body)
+    if exc.status == 404:
+        message = (
+            f"POST {base_url}{path} answered 404{said}: there is no such endpoint at this "
+            "address, so nothing was created. Check base_url / GENLAB_BASE_URL (the API may "
+            "live under a prefix such as /api, or on another host)"
+        )
+        return NotFoundError(message, status=404, body=exc.body)
+    message = (
+        f"POST {base_url}{path} was refused with HTTP {exc.status}{said} before it reached the "
+        "service, so nothing was created. Check the API key (GENLAB_API_KEY or api_key=) and "
+        "that base_url is the service's own address"
+    )
+    return AuthenticationError(message, status=exc.status, body=exc.body)
+
+
+def _said(body: Any) -> str:
+    """What a gateway said, briefly: its JSON ``detail``/``message``, or that it was a page."""
+    if isinstance(body, Mapping):
+        for key in ("detail", "message", "error"):
+            value = body.get(key)
+            if isinstance(value, str) and value.strip():
+                return f' ("{value.strip()[:120]}")'
+    if isinstance(body, str) and body.lstrip().startswith("<"):
+        return " (an HTML page, not the service's answer)"
+    return ""
 
 
 def answer_text(exc: APIError) -> str:
@@ -381,45 +463,3 @@ def connection_error(
         f"could not reach the service at {base_url} ({type(exc).__name__}: {exc}); check "
         "base_url / GENLAB_BASE_URL and your network"
     )
-
-
-# --- task ids ------------------------------------------------------------------------
-# Task ids as the client sends them: checked once, and escaped as one path segment.
-# The interface says a task id is a string and nothing more, so a service may hand out ids with
-# ``/``, ``?``, ``#``, ``%`` or spaces in them. Sent unescaped, ``?`` would start a query and
-# ``/`` a new segment: the request would reach a different task. Every id is therefore sent
-# percent-encoded as a single segment, and ids that no escaping can make a segment of (empty,
-# ``.``, ``..``) are refused before anything is sent.
-
-
-def check_task_id(task_id: Any) -> str:
-    """``task_id`` when it can name a task in a URL; a clear ``ValueError`` when it cannot.
-
-    Example:
-        >>> check_task_id("t-1")
-        't-1'
-        >>> check_task_id("..")
-        Traceback (most recent call last):
-        ...
-        ValueError: '..' cannot be a task id: '.' and '..' mean 'this folder' and 'the parent' in a URL path; pass the task_id the service returned
-    """  # noqa: E501
-    if not isinstance(task_id, str):
-        raise TypeError(f"a task id is a string, got {type(task_id).__name__}")
-    if not task_id:
-        raise ValueError("the task id is empty; pass the task_id the service returned")
-    if task_id in (".", ".."):
-        raise ValueError(
-            f"{task_id!r} cannot be a task id: '.' and '..' mean 'this folder' and 'the parent' "
-            "in a URL path; pass the task_id the service returned"
-        )
-    return task_id
-
-
-def task_path(kind: Kind, task_id: str) -> str:
-    """The task query path of ``task_id``, escaped as one path segment.
-
-    Example:
-        >>> task_path("video", "run/7?v=2#a b")
-        '/v1/videos/tasks/run%2F7%3Fv%3D2%23a%20b'
-    """
-    return f"/v1/{kind}s/tasks/{quote(check_task_id(task_id), safe='')}"

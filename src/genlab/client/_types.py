@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 from genlab._wire import (
     TERMINAL_STATUSES,
@@ -79,6 +80,39 @@ class Outcome:
         return text(repr(self), ERROR, tag="div", cls="genlab-outcome")
 
 
+def check_task_id(task_id: Any) -> str:
+    """``task_id`` when it can name a task in a URL; a clear ``ValueError`` when it cannot.
+
+    Example:
+        >>> check_task_id("t-1")
+        't-1'
+        >>> check_task_id("..")
+        Traceback (most recent call last):
+        ...
+        ValueError: '..' cannot be a task id: '.' and '..' mean 'this folder' and 'the parent' in a URL path; pass the task_id the service returned
+    """  # noqa: E501
+    if not isinstance(task_id, str):
+        raise TypeError(f"a task id is a string, got {type(task_id).__name__}")
+    if not task_id:
+        raise ValueError("the task id is empty; pass the task_id the service returned")
+    if task_id in (".", ".."):
+        raise ValueError(
+            f"{task_id!r} cannot be a task id: '.' and '..' mean 'this folder' and 'the parent' "
+            "in a URL path; pass the task_id the service returned"
+        )
+    return task_id
+
+
+def task_path(kind: Kind, task_id: str) -> str:
+    """The task query path of ``task_id``, escaped as one path segment.
+
+    Example:
+        >>> task_path("video", "run/7?v=2#a b")
+        '/v1/videos/tasks/run%2F7%3Fv%3D2%23a%20b'
+    """
+    return f"/v1/{kind}s/tasks/{quote(check_task_id(task_id), safe='')}"
+
+
 __all__ = [
     "TERMINAL_STATUSES",
     "ImageResult",
@@ -92,4 +126,6 @@ __all__ = [
     "TaskRef",
     "TaskStatus",
     "VideoResult",
+    "check_task_id",
+    "task_path",
 ]
