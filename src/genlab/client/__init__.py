@@ -19,8 +19,8 @@ In a notebook ``await`` works directly::
 from __future__ import annotations
 
 from genlab.client._async import AsyncClient, ClientOptions
-from genlab.client._budget import Budget
 from genlab.client._config import API_KEY_ENV, BASE_URL_ENV, ClientConfig, ConfigOptions
+from genlab.client._limits import Budget
 from genlab.client._pacing import FixedPacing
 from genlab.client._reuse import ReusedRecord
 from genlab.client._sync import Client

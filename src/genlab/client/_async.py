@@ -23,10 +23,10 @@ from genlab._errors import ConfigurationError, MediaError
 from genlab._wire import KINDS
 from genlab.catalog import RequestBase
 from genlab.client._batch import run_many
-from genlab.client._budget import Budget, Purse
 from genlab.client._config import ClientConfig, ConfigOptions, resolve_config
 from genlab.client._durations import DurationModel
 from genlab.client._lifecycle import WAIT_SETTLE, Generations
+from genlab.client._limits import Budget, Purse
 from genlab.client._media import MAX_MEDIA_BYTES, download_task, fetch_media
 from genlab.client._pacing import ForecastPacing, Pacing
 from genlab.client._prepare import prepare

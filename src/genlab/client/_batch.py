@@ -1,4 +1,7 @@
-"""Many requests at once: bounded concurrency, one outcome per request, in input order."""
+"""Many requests at once (``map``, and so ``compare``): bounded concurrency, one outcome per
+request, in input order. The service's own cap on tasks running at once is the lifecycle's
+(:class:`~genlab.client._limits.Slots`), so a batch larger than the cap waits for room
+instead of losing requests to 429s."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@
    flight is joined, else an earlier succeeded result the history kept is answered with
    (the :class:`~genlab.client._reuse.Reuse` collaborator);
 3. **reserve**: the budget reserves what the task counts (the
-   :class:`~genlab.client._budget.Purse`); a cap that would be crossed refuses it here;
+   :class:`~genlab.client._limits.Purse`); a cap that would be crossed refuses it here;
 4. **journal "sending"**: ``submit_started`` is recorded before anything leaves (if it cannot
    be, nothing is sent; the history checks the day cap in the same step);
 5. **send**: once (:meth:`Http.submit` never resends what may have been processed);
@@ -33,9 +33,7 @@ import inspect
 import logging
 import math
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -43,6 +41,7 @@ from genlab._errors import (
     APIConnectionError,
     GenlabError,
     NotFoundError,
+    QuotaExceededError,
     RateLimitError,
     ServerError,
     SubmissionUncertainError,
@@ -51,11 +50,22 @@ from genlab._errors import (
     UnreadableResponseError,
 )
 from genlab.catalog import RequestBase
-from genlab.client._budget import Purse
 from genlab.client._config import ClientConfig
 from genlab.client._durations import DurationModel, DurationSample
+from genlab.client._limits import Purse, Slots, says_concurrency
 from genlab.client._pacing import Pacer, Pacing, Work
-from genlab.client._reuse import Reuse, ReusedRecord, ReusedTask, reused_record
+from genlab.client._reuse import Reuse, ReusedTask, reused_record
+from genlab.client._tracking import (
+    FINAL_READS,
+    FinalButUnreadable,
+    TaskTable,
+    Tracked,
+    final_unreadable,
+    judge,
+    read_record,
+    timed_out,
+    unreadable_at_deadline,
+)
 from genlab.client._transport import Http
 from genlab.client._types import Kind, OnUpdate, Task, TaskRecord, task_path
 from genlab.client.journal import JournalWriter, Reused, SubmitEntry, TaskJournal
@@ -69,61 +79,6 @@ WAIT_SETTLE = 2.0
 """Seconds a wait gives the history to record what it saw before returning."""
 
 
-@dataclass(slots=True)
-class Tracked:
-    """What the client holds of one task between its submit and its hand-over."""
-
-    task_id: str
-    kind: Kind | None  # None: a bare id, until its first record says
-    work: Work | RequestBase  # what it asks of the service (made a Work when first paced)
-    started: float | None = None  # time.monotonic() when the request left (None: not ours)
-    body: dict[str, Any] | None = None  # the request as sent, for a reroll while it runs
-    address: str | None = None  # its content address while identical submits may join it
-    reused: ReusedRecord | None = None  # an earlier result answering the submit
-    unreadable: UnreadableResponseError | None = None  # the last answer that could not be read
-
-
-class TaskTable:
-    """The tasks a client tracks: bounded, and each entry goes when its task is handed over.
-
-    Only tasks submitted and not yet waited to the end are here (at most ``limit``; beyond
-    it the oldest is forgotten with a warning: its id is in the history). The kinds of
-    tasks seen are remembered apart, in a bounded table of their own, so a bare id can still
-    be asked about at its endpoint.
-    """
-
-    def __init__(self, limit: int = 10_000, kinds: int = 100_000) -> None:
-        self._tasks: OrderedDict[str, Tracked] = OrderedDict()
-        self._kinds: OrderedDict[str, Kind] = OrderedDict()
-        self._limit, self._kind_limit = limit, kinds
-
-    def __len__(self) -> int:
-        return len(self._tasks)
-
-    def track(self, entry: Tracked) -> None:
-        self._tasks[entry.task_id] = entry
-        if entry.kind is not None:
-            self.learn_kind(entry.task_id, entry.kind)
-        while len(self._tasks) > self._limit:
-            old, _ = self._tasks.popitem(last=False)
-            logger.warning("genlab: no longer tracking task %s (its id is in the history)", old)
-
-    def get(self, task_id: str) -> Tracked | None:
-        return self._tasks.get(task_id)
-
-    def hand_over(self, task_id: str) -> Tracked | None:
-        return self._tasks.pop(task_id, None)
-
-    def kind_of(self, task_id: str) -> Kind | None:
-        return self._kinds.get(task_id)
-
-    def learn_kind(self, task_id: str, kind: Kind) -> None:
-        self._kinds[task_id] = kind
-        self._kinds.move_to_end(task_id)
-        if len(self._kinds) > self._kind_limit:
-            self._kinds.popitem(last=False)
-
-
 class Generations:
     """The lifecycle of every generation of one client (see the module docstring)."""
 
@@ -134,6 +89,7 @@ class Generations:
         self.config, self.http, self.journal, self.writer = config, http, journal, writer
         self.purse, self.reuse, self.durations, self.pacing = purse, reuse, durations, pacing
         self.table = TaskTable()
+        self.slots = Slots()
 
     # --- submit ------------------------------------------------------------------------
 
@@ -213,10 +169,8 @@ class Generations:
             return Task.model_validate({**data, "kind": kind})
 
         started = time.monotonic()
-        try:  # 5. send, once
-            task = await self.http.submit(
-                f"/v1/{kind}s/generate", entry.body, read_task, model=entry.model
-            )
+        try:  # 5. send, once (again only after a refusal proved nothing was created)
+            task = await self._send_when_there_is_room(entry, read_task)
         except (SubmissionUncertainError, asyncio.CancelledError) as exc:  # 6. outcome
             reason = (
                 "cancelled while the request was in flight"
@@ -232,8 +186,49 @@ class Generations:
         writer.record("submit_accepted", _accepted(journal), entry_id, task)
         await writer.settle(ACCEPT_SETTLE)
         logger.info("genlab: submitted %s task %s", entry.model, task.task_id)
-        self.table.track(Tracked(task.task_id, kind, work, started, entry.body, address))  # 7.
+        forgotten = self.table.track(  # 7. track
+            Tracked(task.task_id, kind, work, started, entry.body, address, slot=True)
+        )
+        if forgotten is not None and forgotten.slot:
+            self.slots.release()
         return task
+
+    async def _send_when_there_is_room(
+        self, entry: SubmitEntry, read_task: Callable[[Mapping[str, Any]], Task]
+    ) -> Task:
+        """Send within the service's concurrency cap: a submit refused for concurrency (a
+        429 naming it, or any 429 while this client has tasks running) created nothing, so
+        it waits for room (one of this client's tasks ending, or ``Retry-After``, or a
+        growing pause) and is sent again, until the client's ``wait_timeout``. Other 429s
+        are retried by the HTTP layer; quotas fail at once."""
+        kind = entry.kind
+        patience = self.config.wait_timeout
+        began, pause = time.monotonic(), self.config.retry_wait_initial or 0.5
+
+        def over_the_cap(exc: RateLimitError) -> bool:
+            return says_concurrency(exc.code) or self.slots.running > 1
+
+        while True:
+            await self.slots.acquire(pause)
+            try:
+                return await self.http.submit(
+                    f"/v1/{kind}s/generate", entry.body, read_task, model=entry.model,
+                    retry_429=lambda exc: not over_the_cap(exc),
+                )
+            except RateLimitError as exc:
+                capped = over_the_cap(exc) and not isinstance(exc, QuotaExceededError)
+                if capped:
+                    self.slots.refused()
+                self.slots.release()
+                if not capped or time.monotonic() - began > patience:
+                    raise
+                pause = min(exc.retry_after or pause * 2, self.config.retry_after_max)
+                logger.info("genlab: the service's concurrency cap is full; %s waits for room",
+                            entry.model)
+                await self.slots.freed(pause)  # one of ours ends, or the pause passes
+            except BaseException:
+                self.slots.release()
+                raise
 
     # --- wait ----------------------------------------------------------------------------
 
@@ -244,7 +239,7 @@ class Generations:
         """Steps 8 and 9: poll until the task ends, then hand it over."""
         tracked = self.table.get(task_id)
         if tracked is not None and tracked.reused is not None:  # nothing to wait for
-            self.table.hand_over(task_id)
+            self._let_go(task_id)
             if on_update is not None:
                 await _call(on_update, tracked.reused)
             return tracked.reused
@@ -262,7 +257,7 @@ class Generations:
             raise unreadable_at_deadline(task_id, limit, here.unreadable) from exc
         finally:
             await self.writer.settle(WAIT_SETTLE)
-        self.table.hand_over(task_id)  # 9. handed over: the table lets it go
+        self._let_go(task_id)  # 9. handed over: the table lets it go
         if record.failed and raise_on_failure:
             raise TaskFailedError(
                 f"task {task_id} ({record.model}) failed: {record.error or 'no reason given'}",
@@ -299,13 +294,7 @@ class Generations:
         except TimeoutError:
             if not deadline.expired():
                 raise  # not our deadline: someone else's timeout, let it through
-            status = last_status or "unknown"
-            raise TaskTimeoutError(
-                f"task {here.task_id} is still {status} after waiting {limit:g} s; it keeps "
-                f"running on the service. Resume with client.wait({here.task_id!r}).",
-                task_id=here.task_id,
-                last_status=last_status,
-            ) from None
+            raise timed_out(here.task_id, limit, last_status) from None
 
     async def _poll(self, here: Tracked) -> tuple[TaskRecord | None, float | None]:
         """One read of the task's record, and the service's hint; (None, None) when the read
@@ -318,12 +307,16 @@ class Generations:
             logger.warning("genlab: polling task %s failed (%s); still waiting", here.task_id, exc)
             return None, None
         except UnreadableResponseError as exc:
-            # A proxy's page or a half-written record: transient until the wait's deadline,
-            # which then reports it instead of a plain timeout.
+            # A proxy's page, a half-written record, another task's record: transient until
+            # the wait's deadline, which then reports it instead of a plain timeout. A final
+            # record that cannot be read will not read better: it ends the wait soon.
             here.unreadable = exc
-            logger.warning(
-                "genlab: the record of task %s was unreadable; still waiting", here.task_id
-            )
+            if isinstance(exc.__cause__, FinalButUnreadable):
+                here.final_reads += 1
+                if here.final_reads >= FINAL_READS:
+                    raise final_unreadable(here, exc) from None
+            logger.warning("genlab: the record of task %s was unreadable (%s); still waiting",
+                           here.task_id, exc)
             return None, None
         except NotFoundError:
             grace = self.config.not_found_grace
@@ -333,12 +326,12 @@ class Generations:
             # consistent service, not gone.
             logger.info("genlab: task %s is not visible yet; still waiting", here.task_id)
             return None, None
-        here.unreadable = None
+        here.unreadable, here.final_reads = None, 0
         if here.kind is None:  # a bare id learns from its first record
             here.kind = record.kind
         if isinstance(here.work, Work) and not here.work.model:
             here.work = Work(record.model, record.kind)
-        return record, hint
+        return judge(here, record), hint
 
     async def read(self, task_id: str, kind: Kind | None) -> tuple[TaskRecord, float | None]:
         """The task's record and the service's polling hint. Without a kind the video
@@ -349,11 +342,11 @@ class Generations:
             except NotFoundError:
                 return await self.read(task_id, "image")
 
-        def read_record(data: Mapping[str, Any]) -> TaskRecord:
-            return TaskRecord.read(data, kind)
+        def parse(data: Mapping[str, Any]) -> TaskRecord:
+            return read_record(data, kind, task_id)
 
         reply = await self.http.get(
-            task_path(kind, task_id), read_record, what=f"record for task {task_id}"
+            task_path(kind, task_id), parse, what=f"record for task {task_id}"
         )
         self.table.learn_kind(task_id, kind)
         return reply
@@ -364,7 +357,15 @@ class Generations:
             tracked = self.table.get(record.task_id)
             if tracked is not None:
                 self.reuse.release(tracked.address)  # identical submits no longer join it
+                if tracked.slot:  # its room on the service is free again
+                    tracked.slot = False
+                    self.slots.release(finished=True)
         self.writer.record("status_changed", self.journal.status_changed, record)
+
+    def _let_go(self, task_id: str) -> None:
+        tracked = self.table.hand_over(task_id)
+        if tracked is not None and tracked.slot:
+            self.slots.release()
 
     # --- what the client knows of a task --------------------------------------------------
 
@@ -385,20 +386,6 @@ def _elapsed(started: float | None, record: TaskRecord | None, began: float) -> 
     if record is not None and record.created_at is not None:
         return max(0.0, (datetime.now(UTC) - record.created_at).total_seconds())
     return time.monotonic() - began
-
-
-def unreadable_at_deadline(
-    task_id: str, limit: float, last: UnreadableResponseError
-) -> UnreadableResponseError:
-    """The error of a wait whose deadline passed while the task's record could not be read
-    (unreadable records are transient until then): what came back, bounded, and what to do."""
-    return UnreadableResponseError(
-        f"the service's record for task {task_id} could not be read until the wait's deadline "
-        f"({limit:g} s): {last}. The task may still be running and its id is in the history; "
-        f"see the answer's start in .excerpt, then client.wait({task_id!r}) again.",
-        status=last.status,
-        excerpt=last.excerpt,
-    )
 
 
 def _accepted(journal: TaskJournal) -> Callable[[str, Task], None]:

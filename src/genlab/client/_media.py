@@ -1,9 +1,11 @@
 """Media over the client's one HTTP stack: fetching bytes at a public URL, and saving a
 finished task's results with a JSON sidecar.
 
-Media URLs are public and may live on another host (a CDN, a signed bucket URL), so media
-requests never carry the API key, to any host, and follow redirects. They are retried like a
-GET (network trouble, 429, 5xx). Every failure is a :class:`~genlab.MediaError` naming the URL
+Media URLs may live on another host (a CDN, a signed bucket URL) or be relative to the API
+(``/files/x.mp4``, resolved against the base URL). A media request carries the API key only
+to the API's own origin (some services serve content behind it), never to any other host,
+and follows redirects (httpx drops the key when one leaves the origin). Media requests are
+retried like a GET (network trouble, 429, 5xx). Every failure is a :class:`~genlab.MediaError` naming the URL
 without its query string, where signed URLs keep their credentials.
 
 Saving a task's results: media streamed to files, plus a JSON sidecar per task.
@@ -78,13 +80,15 @@ async def stream_media(
         raise MediaError(f"not a valid URL ({exc})", url=url) from None
     if target.scheme not in ("http", "https"):
         raise MediaError("only http(s) media URLs are fetched", url=url)
-    # Each hop is checked by httpx: the Authorization header is never set on media requests,
-    # and httpx drops it anyway when a redirect leaves the origin.
+    # The key goes with a media request only to the API's own origin (some services serve
+    # content behind it); never to another host, and httpx drops it when a redirect leaves
+    # the origin.
+    headers = {**_MEDIA_HEADERS, **http.auth_for(target)}
     try:
         async for attempt in http.get_retrying():
             with attempt:
                 async with http.client.stream(
-                    "GET", target, headers=_MEDIA_HEADERS, follow_redirects=True
+                    "GET", target, headers=headers, follow_redirects=True
                 ) as response:
                     if not response.is_success:
                         raise_for_media(response, url)

@@ -32,8 +32,8 @@ from typing import Any, Concatenate, ParamSpec, TypeVar, Unpack
 
 from genlab.catalog import RequestBase
 from genlab.client._async import AsyncClient, ClientOptions
-from genlab.client._budget import Budget
 from genlab.client._config import ClientConfig
+from genlab.client._limits import Budget
 from genlab.client._types import OnUpdate, RequestLike, Task, TaskRecord, TaskRef
 from genlab.client.journal import TaskJournal
 

@@ -115,6 +115,13 @@ class Http:
     def _auth(self) -> dict[str, str]:
         return {"Authorization": self._authorization}
 
+    def auth_for(self, url: httpx.URL) -> dict[str, str]:
+        """The Authorization header for ``url`` when it is on the API's own origin (scheme,
+        host and port), else nothing: media on other hosts never see the key."""
+        own = httpx.URL(self.config.base_url)
+        same = (url.scheme, url.host, url.port) == (own.scheme, own.host, own.port)
+        return self._auth() if same else {}
+
     # --- the one error chokepoint ----------------------------------------------------
 
     def raise_for_status(self, response: httpx.Response) -> None:
