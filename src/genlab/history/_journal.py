@@ -156,14 +156,15 @@ class Journal:
         return body if isinstance(body, dict) else None
 
     def find_results(self, address: str, limit: int = 5) -> list[PastResult]:
-        """Succeeded tasks of this content address, newest first (an index lookup)."""
+        """Succeeded tasks of this content address, newest submission first (the index finds
+        the address's succeeded rows; the few of them are sorted)."""
         found = []
         for r in self._store.rows(
             sa.select(_T.task_id, _T.model, _T.kind, _T.created_at, _T.completed_at, _T.results,
                       _T.paths, _T.submitted_at,
                       sa.func.coalesce(_T.credits, _T.assumed_credits).label("counted"))
             .where(_T.address == address, _T.status == "succeeded")
-            .order_by(_T.completed_at.desc()).limit(limit)
+            .order_by(_T.submitted_at.desc(), _T.completed_at.desc()).limit(limit)
         ):
             results = json.loads(r.results) if r.results else []
             media = "videos" if r.kind == "video" else "images"
