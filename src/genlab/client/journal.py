@@ -388,6 +388,7 @@ class MemoryJournal:
         with self._lock:
             item = self._entries[entry_id]
             item.state, item.task_id = "accepted", task.task_id
+            item.status = item.status or "queued"  # in the queue until a status says otherwise
             self._by_task[task.task_id] = item
 
     def submit_uncertain(self, entry_id: str, reason: str) -> None:

@@ -15,34 +15,45 @@ With a client::
     history.summary(by="model")                 # runs, success rate, p50/p95, credits
     history.recent(10)                          # the newest rows, as text for a table
     history.resume(client)                      # after a crash: finish what was submitted
+
+How it is built: :class:`History` composes four parts, each in its own module and none
+inheriting from another. The store (``_store``: the SQL tables, transactions, raw queries), the
+journal the client calls (``_journal``: :class:`genlab.client.journal.SpendJournal`), the views
+people read (``_views``: ``df``, ``summary``, ``spend``, ``recent``) and resume (``_resume``).
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
+import os
+import threading
 from collections.abc import Hashable, Mapping, Sequence
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Unpack
+from contextlib import AbstractContextManager
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Unpack
 
-from genlab._errors import GenlabError
+import sqlalchemy as sa
+
 from genlab._wire import Task, TaskRecord
 from genlab.client import AsyncClient, Client
+from genlab.client.journal import DurationSample, PastResult, Reused, SubmitEntry
 from genlab.display import EMPTY, MUTED, escape, table
 from genlab.display import styled as styled_html
 from genlab.history._columns import COLUMNS, DISPLAY_COLUMNS, FRAME_COLUMNS, Column
 from genlab.history._copy import Copied, copy_history
-from genlab.history._location import DEFAULT_PATH
+from genlab.history._journal import Journal
+from genlab.history._leases import Leases
+from genlab.history._location import DEFAULT_PATH, default_path
+from genlab.history._pending import Pending
+from genlab.history._resume import Resume, ResumeOutcome
 from genlab.history._spend import SPEND_COLUMNS, SpendBy, spend
-from genlab.history._store import Journal, default_path
+from genlab.history._store import Store
 from genlab.history._summary import SUMMARY_COLUMNS, normalized, summarize
-from genlab.history._views import PROMPT_SHOWN, Filters, display_text, frame
+from genlab.history._views import PROMPT_SHOWN, Filters, Views, display_text, styled
+from genlab.history._who import Who
 
 if TYPE_CHECKING:
     import pandas as pd
-    from pandas.io.formats.style import Styler
-
-logger = logging.getLogger("genlab")
 
 __all__ = [
     "COLUMNS",
@@ -67,33 +78,6 @@ __all__ = [
     "styled",
     "summarize",
 ]
-
-
-class ResumeOutcome:
-    """What :meth:`History.resume` did for one task: its final record, the error, or the
-    process already waiting on it (``leased_by``, e.g. ``ana@lab-3/4121/9f2c01ab``)."""
-
-    __slots__ = ("error", "leased_by", "record", "task_id")
-
-    def __init__(
-        self, task_id: str, record: TaskRecord | None, error: BaseException | None,
-        leased_by: str | None = None,
-    ):
-        self.task_id = task_id
-        self.record = record
-        self.error = error
-        self.leased_by = leased_by
-
-    @property
-    def status(self) -> str:
-        if self.record is not None:
-            return self.record.status
-        if self.leased_by is not None:
-            return f"waited on by {self.leased_by}"
-        return f"error: {type(self.error).__name__}" if self.error else "unknown"
-
-    def __repr__(self) -> str:
-        return f"ResumeOutcome({self.task_id!r}, {self.status!r})"
 
 
 def _display_frame_class() -> type[pd.DataFrame]:
@@ -144,32 +128,9 @@ def DisplayFrame(data: pd.DataFrame) -> pd.DataFrame:  # noqa: N802  # a class t
     return _FRAME[0](data)
 
 
-def styled(data: pd.DataFrame) -> Styler:
-    """``data`` formatted for people: seconds to 0.1, credits and counts whole, rates as
-    percentages, times to the second, missing values as a dash ("–").
-
-    Example:
-        >>> import pandas as pd
-        >>> page = styled(pd.DataFrame({"total_seconds": [12.345], "credits": [800.0]})).to_html()
-        >>> ">12.3<" in page, ">800<" in page
-        (True, True)
-    """
-    formats: dict[Any, Any] = {}
-    for name, column in data.items():
-        key, kind = str(name), column.dtype.kind
-        if key == "success_rate":
-            formats[name] = "{:.0%}"
-        elif key.endswith("seconds"):
-            formats[name] = "{:.1f}"
-        elif kind in "iu" or (kind == "f" and (key == "credits" or key in SUMMARY_COLUMNS)):
-            formats[name] = "{:,.0f}"
-        elif kind == "M":
-            formats[name] = lambda moment: moment.strftime("%Y-%m-%d %H:%M:%S")
-    return data.style.format(formats, na_rep="–")
-
-
-class History(Journal):
-    """The journal as a DataFrame, its summaries, and resuming after a restart.
+class History:
+    """The task history: the client's durable journal, its tables, and resuming after a
+    restart.
 
     Args:
         location: a SQLite file (a path or ``sqlite:///path``), or a team's PostgreSQL
@@ -181,6 +142,22 @@ class History(Journal):
         lease_seconds: how long a crashed process's tasks stay its own before ``resume``
             elsewhere takes them over.
     """
+
+    def __init__(
+        self,
+        location: str | os.PathLike[str] | None = None,
+        *,
+        project: str | None = None,
+        lease_seconds: float = 60.0,
+    ) -> None:
+        self._store = Store(location)
+        who = Who.here(project)
+        self._leases = Leases(self._store.write, who.user, who.host, lease_seconds)
+        self._pending = Pending(self._store.where, self._store.write)
+        self._pending.merge()  # task ids an earlier process could not record
+        self._journal = Journal(self._store, who, self._leases, self._pending)
+        self._views = Views(self._store)
+        self._resume = Resume(self._store, self._leases, self._pending)
 
     def __repr__(self) -> str:
         return f"History({self.location!r})"
@@ -197,6 +174,8 @@ class History(Journal):
             f"<br>{note}<div>{shown}</div></div>"
         )
 
+    # --- views -------------------------------------------------------------------------
+
     def df(self, **filters: Unpack[Filters]) -> pd.DataFrame:
         """Every submission as a row, oldest first, filtered as asked.
 
@@ -207,11 +186,9 @@ class History(Journal):
         without a task id) or ``refused``.
 
         Keyword Args:
-            model: one model or several.
-            status: one task status or several.
-            tag: one tag or several.
-            since: submitted at or after (a datetime, an ISO 8601 string or epoch seconds).
-            until: submitted before (same forms).
+            **filters: those of :class:`Filters`: ``model``, ``status``, ``tag``, ``user``,
+                ``host``, ``project``, ``notebook`` (one or several each); ``since`` and
+                ``until`` (a datetime, an ISO 8601 string or epoch seconds).
 
         Example:
             >>> import tempfile, os
@@ -220,7 +197,7 @@ class History(Journal):
             ['task_id', 'model', 'kind']
             >>> history.close()
         """
-        return DisplayFrame(frame(self, filters))
+        return DisplayFrame(self._views.df(filters))
 
     def summary(
         self, by: str | Sequence[str] = "model", **filters: Unpack[Filters]
@@ -235,7 +212,7 @@ class History(Journal):
         Example:
             history.summary(by=["model", "resolution"], tag="sweep-1")
         """
-        return DisplayFrame(summarize(self.df(**filters), by))
+        return DisplayFrame(self._views.summary(by, filters))
 
     def spend(self, by: SpendBy = "model") -> pd.DataFrame:
         """Credits spent (published prices), estimated (assumed prices of unpriced runs) and
@@ -245,7 +222,7 @@ class History(Journal):
             history.spend(by="day")
             genlab.report.plot_spend(history.spend())   # the chart
         """
-        return DisplayFrame(spend(self, by))
+        return DisplayFrame(self._views.spend(by))
 
     def recent(
         self, limit: int = 20, *, model: str | None = None, status: str | None = None
@@ -263,9 +240,152 @@ class History(Journal):
             []
             >>> history.close()
         """
-        table = frame(self, {"model": model, "status": status}, newest=limit)
-        shown = {name: [display_text(name, v) for v in table[name]] for name in DISPLAY_COLUMNS}
-        return [{name: shown[name][i] for name in shown} for i in reversed(range(len(table)))]
+        return self._views.recent(limit, model, status)
+
+    # --- where it lives (the store) ----------------------------------------------------
+
+    @property
+    def location(self) -> str:
+        """Where the history lives, as it may be shown (a database's password hidden)."""
+        return self._store.location
+
+    @property
+    def backend(self) -> Literal["sqlite", "postgresql"]:
+        """``"sqlite"`` or ``"postgresql"``."""
+        return self._store.backend
+
+    @property
+    def path(self) -> Path:
+        """The SQLite file (for a PostgreSQL history: its local side file's folder)."""
+        where = self._store.where.path
+        return where if where is not None else self._pending.file.parent
+
+    @property
+    def pending_file(self) -> Path:
+        """The local side file holding accepted task ids the history could not record in time."""
+        return self._pending.file
+
+    @property
+    def engine(self) -> sa.Engine:
+        """The SQLAlchemy engine (for queries of your own)."""
+        return self._store.engine
+
+    @property
+    def lock(self) -> threading.RLock:
+        """The lock serialising this object's transactions."""
+        return self._store.lock
+
+    @property
+    def who(self) -> Who:
+        """The user, host, project and notebook recorded with this process's submissions."""
+        return self._journal.who
+
+    def rows(self, statement: sa.Executable) -> list[sa.Row[Any]]:
+        """Run a SELECT built with SQLAlchemy Core; its rows."""
+        return self._store.rows(statement)
+
+    def tuples(self, statement: sa.Executable) -> list[tuple[Any, ...]]:
+        """Run a SELECT; its rows as the driver's plain tuples."""
+        return self._store.tuples(statement)
+
+    def query(
+        self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()
+    ) -> list[Mapping[str, Any]]:
+        """Run one SQL statement (``?`` or ``:name`` placeholders); its rows as mappings."""
+        return self._store.query(sql, params)
+
+    def append_many(self, rows: Sequence[Mapping[str, Any]]) -> int:
+        """Insert finished rows in one transaction (imports, tests, benchmarks); how many."""
+        return self._store.append_many(rows)
+
+    def close(self) -> None:
+        """Hand this process's leases back (another may resume its tasks at once), then close."""
+        self._leases.release()
+        self._store.close()
+
+    # --- tags --------------------------------------------------------------------------
+
+    @property
+    def tag(self) -> str | None:
+        """The tag given to submissions from now on (e.g. an experiment's name)."""
+        return self._journal.tag
+
+    @tag.setter
+    def tag(self, value: str | None) -> None:
+        self._journal.tag = value
+
+    def tagging(self, tag: str) -> AbstractContextManager[None]:
+        """Tag every submission made inside the ``with`` block.
+
+        Example:
+            with history.tagging("sweep-1"):
+                client.generate(model="image-b", prompt="a kite")
+        """
+        return self._journal.tagging(tag)
+
+    # --- the journal the client calls (genlab.client.journal.SpendJournal) -------------
+
+    def submit_started(self, entry: SubmitEntry) -> str:
+        """Record a submission before it is sent; its entry id (past ``entry.day_cap``:
+        :class:`~genlab.CreditLimitError`, and nothing recorded)."""
+        return self._journal.submit_started(entry)
+
+    def submit_accepted(self, entry_id: str, task: Task) -> None:
+        """Record the task id; kept in :attr:`pending_file` if the history cannot take it."""
+        self._journal.submit_accepted(entry_id, task)
+
+    def submit_uncertain(self, entry_id: str, reason: str) -> None:
+        """The submission may have been billed; no answer came back."""
+        self._journal.submit_uncertain(entry_id, reason)
+
+    def submit_failed(self, entry_id: str, reason: str) -> None:
+        """The service refused the submission (``state == "refused"``)."""
+        self._journal.submit_failed(entry_id, reason)
+
+    def status_changed(self, record: TaskRecord) -> None:
+        """Record a task's new status (its results, error and timings)."""
+        self._journal.status_changed(record)
+
+    def results_saved(self, task_id: str, paths: Sequence[str | os.PathLike[str]]) -> None:
+        """The task's results were saved to ``paths`` (local files or storage URLs)."""
+        self._journal.results_saved(task_id, paths)
+
+    def duration_samples(self, limit: int = 1000) -> list[DurationSample]:
+        """The newest ``limit`` succeeded tasks: what each produced and how long it took."""
+        return self._journal.duration_samples(limit)
+
+    def find_results(self, address: str, limit: int = 5) -> list[PastResult]:
+        """Succeeded tasks of this content address, newest first."""
+        return self._journal.find_results(address, limit)
+
+    def reuse_recorded(self, address: str, model: str, note: Reused) -> None:
+        """A result was reused instead of paid for again (counted in :meth:`spend`)."""
+        self._journal.reuse_recorded(address, model, note)
+
+    def day_spent(self, moment: datetime) -> int:
+        """Credits counted on ``moment``'s UTC day by every process writing this history:
+        submissions not refused, at their published price, else their assumed one."""
+        return self._journal.day_spent(moment)
+
+    def request_of(self, task_id: str) -> dict[str, Any] | None:
+        """The body submitted for ``task_id``, as it was sent; None for an unknown task."""
+        return self._journal.request_of(task_id)
+
+    # --- resume ------------------------------------------------------------------------
+
+    def unfinished(self) -> list[Mapping[str, Any]]:
+        """Accepted tasks not seen to the end (resumable), oldest first; then task ids kept
+        in :attr:`pending_file` that could not be merged into the history yet."""
+        return self._resume.unfinished()
+
+    def claim_unfinished(self) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
+        """Lease the unfinished tasks no live process waits on (two processes resuming at once
+        never claim the same task); (claimed, held elsewhere)."""
+        return self._resume.claim_unfinished()
+
+    def uncertain(self) -> list[Mapping[str, Any]]:
+        """Submissions that may have been billed without a task id."""
+        return self._resume.uncertain()
 
     async def aresume(
         self, client: AsyncClient, *, timeout: float | None = None, concurrency: int = 8
@@ -276,63 +396,13 @@ class History(Journal):
         with ``state == "uncertain"``. Nothing is ever submitted again. A task another live
         process is waiting on (its lease) is left to it and reported with ``leased_by``.
         """
-        rows, elsewhere = self.claim_unfinished()
-        gate = asyncio.Semaphore(max(1, concurrency))
-
-        async def one(row: Mapping[str, Any]) -> ResumeOutcome:
-            task = _task_of(row)
-            async with gate:
-                try:
-                    record = await client.wait(task, timeout=timeout, raise_on_failure=False)
-                except GenlabError as exc:
-                    return ResumeOutcome(task.task_id, None, exc)
-            self._record_if_needed(client.history, record)
-            return ResumeOutcome(task.task_id, record, None)
-
-        done = list(await asyncio.gather(*(one(r) for r in rows)))
-        return done + _leased(elsewhere)
+        return await self._resume.aresume(client, self, timeout=timeout, concurrency=concurrency)
 
     def resume(self, client: Client, *, timeout: float | None = None) -> list[ResumeOutcome]:
         """The blocking :meth:`aresume`, for a :class:`genlab.Client`.
 
         Example:
-            client = genlab.connect()
-            for outcome in client_history.resume(client):
+            for outcome in history.resume(genlab.connect(history=history)):
                 print(outcome)
         """
-        if isinstance(client, AsyncClient):
-            raise TypeError("with an AsyncClient use: await history.aresume(client)")
-        outcomes = []
-        rows, elsewhere = self.claim_unfinished()
-        futures = [
-            (_task_of(r), client.wait_future(_task_of(r), timeout=timeout, raise_on_failure=False))
-            for r in rows
-        ]
-        for task, future in futures:
-            try:
-                record = future.result(timeout=None if timeout is None else timeout + 30)
-            except GenlabError as exc:
-                outcomes.append(ResumeOutcome(task.task_id, None, exc))
-                continue
-            self._record_if_needed(client.history, record)
-            outcomes.append(ResumeOutcome(task.task_id, record, None))
-        return outcomes + _leased(elsewhere)
-
-    def _record_if_needed(self, journal: object, record: TaskRecord) -> None:
-        # A client journaling into this very history has recorded it already.
-        if journal is not self:
-            self.status_changed(record)
-
-
-def _leased(rows: Sequence[Mapping[str, Any]]) -> list[ResumeOutcome]:
-    return [ResumeOutcome(r["task_id"], None, None, r["lease_owner"]) for r in rows]
-
-
-def _task_of(row: Mapping[str, Any]) -> Task:
-    created = row["created_at"]
-    return Task(
-        task_id=row["task_id"],
-        model=row["model"],
-        kind=row["kind"],
-        created_at=datetime.fromtimestamp(created, UTC) if created is not None else None,
-    )
+        return self._resume.resume(client, self, timeout=timeout)

@@ -23,8 +23,9 @@ import sqlalchemy as sa
 
 from genlab._errors import ConfigurationError
 from genlab.history._location import locate
+from genlab.history._pending import Pending
 from genlab.history._schema import EVENTS, REUSES, TASKS
-from genlab.history._store import Journal
+from genlab.history._store import Store
 
 _BATCH = 1000
 
@@ -59,15 +60,25 @@ def copy_history(
         )
     if locate(destination).shown == where.shown:
         raise ConfigurationError(f"{where.shown} is both the source and the destination")
-    src, dst = Journal(source), Journal(destination)
+    src = _opened(source)
     try:
-        return _copy(src, dst)
+        dst = _opened(destination)
+        try:
+            return _copy(src, dst)
+        finally:
+            dst.close()
     finally:
         src.close()
-        dst.close()
 
 
-def _copy(src: Journal, dst: Journal) -> Copied:
+def _opened(location: str | os.PathLike[str]) -> Store:
+    # As a History opens it: task ids kept in its side file are merged first, so they come along.
+    store = Store(location)
+    Pending(store.where, store.write).merge()
+    return store
+
+
+def _copy(src: Store, dst: Store) -> Copied:
     tasks = skipped = events = reuses = 0
     names = [c.name for c in TASKS.columns]
     offset = 0
@@ -88,7 +99,7 @@ def _copy(src: Journal, dst: Journal) -> Copied:
             {c: (None if c in ("lease_owner", "lease_until") else r.get(c)) for c in names}
             for r in new
         ]
-        with dst._write() as db:  # noqa: SLF001  # one transaction per batch
+        with dst.write() as db:  # one transaction per batch
             # A task id may already be there under another entry (journaled on two machines):
             # the insert skips such a row instead of failing the batch.
             db.execute(_insert_ignoring(dst), rows)
@@ -112,8 +123,8 @@ def _copy(src: Journal, dst: Journal) -> Copied:
     return Copied(tasks, skipped, events, reuses)
 
 
-def _insert_ignoring(journal: Journal) -> sa.Insert:
-    if journal.backend == "postgresql":
+def _insert_ignoring(store: Store) -> sa.Insert:
+    if store.backend == "postgresql":
         from sqlalchemy.dialects import postgresql
 
         return postgresql.insert(TASKS).on_conflict_do_nothing()

@@ -94,6 +94,12 @@ def locate(location: str | os.PathLike[str] | None = None) -> Location:
     )
 
 
+def default_path() -> Path:
+    """``$GENLAB_HISTORY`` when it is a path, else ``.genlab/history.sqlite``."""
+    where = locate(None)
+    return where.path if where.path is not None else DEFAULT_PATH
+
+
 def _sqlite(path: Path) -> Location:
     return Location(sa.URL.create("sqlite+pysqlite", database=str(path)), "sqlite", path)
 

@@ -16,17 +16,68 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
 
 from genlab._errors import GenlabError
+from genlab.history._location import DEFAULT_PATH, Location
 
 logger = logging.getLogger("genlab")
+
+
+class Pending:
+    """The side file of one history: where its accepted task ids go when the history cannot
+    take them, merged back by :meth:`merge` and read by resume (:meth:`rows`)."""
+
+    def __init__(
+        self, where: Location, write: Callable[[], AbstractContextManager[sa.Connection]]
+    ) -> None:
+        if where.path is not None:
+            self.file = side_file(where.path)
+        else:  # a database server's history: a local file named after it
+            digest = hashlib.sha256(where.shown.encode()).hexdigest()[:12]
+            self.file = DEFAULT_PATH.parent / f"team-{digest}.accepted.jsonl"
+        self._write = write
+
+    def keep(self, row: dict[str, Any]) -> None:
+        """Keep one accepted task id (``entry_id``, ``task_id``, ...), durably."""
+        append(self.file, row)
+
+    def merge(self) -> None:
+        """Write the kept ids into the history, then remove the file; if the history cannot
+        take them yet, the file stays (and resume still reads it)."""
+        rows = read(self.file)
+        if not rows:
+            self.file.unlink(missing_ok=True)
+            return
+        try:
+            with self._write() as db:
+                merge(db, rows)
+            self.file.unlink(missing_ok=True)  # only once the rows are committed
+            logger.info("genlab: merged %d accepted task id(s) from %s", len(rows), self.file)
+        except (sa.exc.SQLAlchemyError, OSError) as exc:
+            logger.warning(
+                "genlab: could not merge %s into the history yet (%s); resume still reads it",
+                self.file, exc,
+            )
+
+    def rows(self, seen: set[str]) -> list[Mapping[str, Any]]:
+        """The kept rows whose task ids are not in ``seen`` (which they are added to), as
+        resumable rows."""
+        extra: list[Mapping[str, Any]] = []
+        for row in read(self.file):
+            if row["task_id"] not in seen:
+                seen.add(row["task_id"])
+                extra.append({"model": "", "kind": None, "created_at": None, **row})
+        return extra
 
 
 def side_file(history: Path) -> Path:

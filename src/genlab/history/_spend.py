@@ -16,17 +16,28 @@ Columns of the frame, per group:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from genlab.history._store import Journal
 
 SpendBy = Literal["model", "day", "tag"]
 
 SPEND_COLUMNS = ("runs", "credits", "estimated", "unpriced", "reused", "credits_saved")
 """The columns of :func:`spend`, after the group's."""
+
+
+class Queried(Protocol):
+    """What :func:`spend` reads: a :class:`genlab.History` (or its store)."""
+
+    @property
+    def backend(self) -> Literal["sqlite", "postgresql"]: ...
+
+    def query(
+        self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()
+    ) -> list[Mapping[str, Any]]: ...
+
 
 # The UTC day of epoch seconds, in each backend's SQL.
 _DAY = {
@@ -35,7 +46,7 @@ _DAY = {
 }
 
 
-def spend(journal: Journal, by: SpendBy = "model") -> pd.DataFrame:
+def spend(journal: Queried, by: SpendBy = "model") -> pd.DataFrame:
     """Credits spent, estimated and saved per model, per UTC day or per tag.
 
     Example:

@@ -1,4 +1,6 @@
-"""pandas views of the journal: the task table, its filters, and the rows the panel shows."""
+"""What people read of a history: the task table (``df``) and its filters, the summary, the
+spend, and the newest rows as the panel shows them. pandas is imported on first use.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +10,15 @@ from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 import sqlalchemy as sa
 
-from genlab.history._columns import COLUMN, COLUMNS, FRAME_COLUMNS
+from genlab.history._columns import COLUMN, COLUMNS, DISPLAY_COLUMNS, FRAME_COLUMNS
 from genlab.history._schema import TASKS
-from genlab.history._store import Journal
+from genlab.history._spend import SpendBy, spend
+from genlab.history._store import Store
+from genlab.history._summary import SUMMARY_COLUMNS, summarize
 
 if TYPE_CHECKING:
     import pandas as pd
+    from pandas.io.formats.style import Styler
 
 PROMPT_SHOWN = 80
 """Prompts longer than this are cut (with an ellipsis) in :meth:`History.recent`."""
@@ -66,11 +71,48 @@ def _listify(value: str | Sequence[str] | None) -> list[str] | None:
     return [value] if isinstance(value, str) else list(value)
 
 
-def frame(journal: Journal, filters: Filters, *, newest: int | None = None) -> pd.DataFrame:
-    """The journal as a DataFrame, one row per submission, oldest first (see History.df).
+class Views:
+    """The tables of ``store`` (see :meth:`genlab.History.df` and its siblings), as plain
+    DataFrames and rows.
+
+    Example:
+        >>> import os, tempfile
+        >>> store = Store(os.path.join(tempfile.mkdtemp(), "h.sqlite"))
+        >>> views = Views(store)
+        >>> views.df({}).empty, views.recent(5), list(views.spend("tag").columns)[:2]
+        (True, [], ['tag', 'runs'])
+        >>> store.close()
+    """
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def df(self, filters: Filters) -> pd.DataFrame:
+        """Every submission as a row, oldest first, narrowed by ``filters``."""
+        return frame(self._store, filters)
+
+    def summary(self, by: str | Sequence[str], filters: Filters) -> pd.DataFrame:
+        """:func:`genlab.history.summarize` of :meth:`df`."""
+        return summarize(self.df(filters), by)
+
+    def spend(self, by: SpendBy) -> pd.DataFrame:
+        """:func:`genlab.history.spend` of the store."""
+        return spend(self._store, by)
+
+    def recent(
+        self, limit: int, model: str | None = None, status: str | None = None
+    ) -> list[dict[str, str]]:
+        """The newest ``limit`` submissions first, each as the text of :data:`DISPLAY_COLUMNS`."""
+        table = frame(self._store, {"model": model, "status": status}, newest=limit)
+        shown = {name: [display_text(name, v) for v in table[name]] for name in DISPLAY_COLUMNS}
+        return [{name: shown[name][i] for name in shown} for i in reversed(range(len(table)))]
+
+
+def frame(store: Store, filters: Filters, *, newest: int | None = None) -> pd.DataFrame:
+    """The history as a DataFrame, one row per submission, oldest first (see History.df).
 
     Args:
-        journal: the history to read.
+        store: the history to read.
         filters: the rows wanted.
         newest: keep only this many of the most recently submitted rows.
 
@@ -97,7 +139,7 @@ def frame(journal: Journal, filters: Filters, *, newest: int | None = None) -> p
         query = query.order_by(TASKS.c.submitted_at)
     else:
         query = query.order_by(TASKS.c.submitted_at.desc()).limit(max(0, newest))
-    rows = journal.tuples(query)
+    rows = store.tuples(query)
     if newest is not None:
         rows.reverse()
     # Built column by column, already in the final order. One 2-D object array is cheaper than
@@ -151,3 +193,27 @@ def display_text(name: str, value: Any) -> str:
     if name == "prompt" and len(text) > PROMPT_SHOWN:
         text = text[: PROMPT_SHOWN - 1] + "…"
     return text
+
+
+def styled(data: pd.DataFrame) -> Styler:
+    """``data`` formatted for people: seconds to 0.1, credits and counts whole, rates as
+    percentages, times to the second, missing values as a dash ("–").
+
+    Example:
+        >>> import pandas as pd
+        >>> page = styled(pd.DataFrame({"total_seconds": [12.345], "credits": [800.0]})).to_html()
+        >>> ">12.3<" in page, ">800<" in page
+        (True, True)
+    """
+    formats: dict[Any, Any] = {}
+    for name, column in data.items():
+        key, kind = str(name), column.dtype.kind
+        if key == "success_rate":
+            formats[name] = "{:.0%}"
+        elif key.endswith("seconds"):
+            formats[name] = "{:.1f}"
+        elif kind in "iu" or (kind == "f" and (key == "credits" or key in SUMMARY_COLUMNS)):
+            formats[name] = "{:,.0f}"
+        elif kind == "M":
+            formats[name] = lambda moment: moment.strftime("%Y-%m-%d %H:%M:%S")
+    return data.style.format(formats, na_rep="–")
