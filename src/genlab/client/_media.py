@@ -5,8 +5,9 @@ Media URLs may live on another host (a CDN, a signed bucket URL) or be relative 
 (``/files/x.mp4``, resolved against the base URL). A media request carries the API key only
 to the API's own origin (some services serve content behind it), never to any other host,
 and follows redirects (httpx drops the key when one leaves the origin). Media requests are
-retried like a GET (network trouble, 429, 5xx). Every failure is a :class:`~genlab.MediaError` naming the URL
-without its query string, where signed URLs keep their credentials.
+retried like a GET (network trouble, 429, 5xx). Every failure is a
+:class:`~genlab.MediaError` naming the URL without its query string, where signed URLs keep
+their credentials.
 
 Saving a task's results: media streamed to files, plus a JSON sidecar per task.
 
