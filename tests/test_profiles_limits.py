@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+from genlab.cli import build_parser
 from genlab.emulator import PROFILES, ProfileHandle, start_profile
 
 KEY = "sk-limits-test-4c2d8e"
@@ -241,6 +242,15 @@ def test_the_gateway_profile_is_a_waf_and_lets_submits_through_when_lifted(
 
 
 # --- every new profile from the command line ------------------------------------------------
+
+
+def test_genlab_serve_help_lists_every_profile(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["serve", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    for profile in PROFILES.values():
+        assert f"{profile.name}: {profile.summary}" in shown
+    assert "odd-ids: task ids with / ? # % and spaces" in shown  # the % is not a format
 
 
 @pytest.mark.parametrize("name", NEW)
