@@ -89,13 +89,14 @@ def sloppy() -> Iterator[Service]:
 
 def test_a_misrouted_query_answers_another_tasks_record(misrouted: Service) -> None:
     first, second = misrouted.task_id(), misrouted.task_id()
-    misrouted.controls.next_misrouted = 2
+    misrouted.controls.next_misrouted = 3
     assert misrouted.record(first)["task_id"] == second
     assert misrouted.record(first)["task_id"] == second
-    assert misrouted.record(first)["task_id"] == first  # the next query is right again
+    assert misrouted.record(second)["task_id"] == first  # never the task asked for
+    assert misrouted.record(first)["task_id"] == first  # the next queries are right again
     assert misrouted.record(second)["task_id"] == second
     assert misrouted.ledger_ids() == [first, second]  # two tasks, each billed once
-    assert misrouted.controls.played["misrouted"] == 2
+    assert misrouted.controls.played["misrouted"] == 3
 
 
 def test_one_tasks_next_queries_may_be_misrouted(misrouted: Service) -> None:

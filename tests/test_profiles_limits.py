@@ -10,6 +10,7 @@ import asyncio
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from email.utils import parsedate_to_datetime
@@ -199,6 +200,22 @@ def test_a_patient_client_gets_the_whole_trickled_answer(http: httpx.Client) -> 
         assert answer.status_code == 200
         assert answer.json()["task_id"] == service.ledger()[0]["task_id"]
         assert service.controls.played["trickled"] == 1
+
+
+def test_stopping_the_service_sends_the_rest_of_a_trickle_at_once() -> None:
+    service = start_profile("trickle", api_key=KEY, time_scale=0.02)
+    answers: list[httpx.Response] = []
+    reader = threading.Thread(target=lambda: answers.append(httpx.post(
+        f"{service.base_url}/v1/images/generate", json=IMAGE, headers=AUTH, timeout=300)))
+    reader.start()
+    for _ in range(400):  # bounded: until the answer has started to trickle
+        if service.controls.played["trickled"]:
+            break
+        time.sleep(0.02)
+    service.stop()  # without its end, the answer would take a minute more
+    reader.join(60)
+    assert not reader.is_alive()
+    assert answers[0].json()["task_id"] == service.ledger()[0]["task_id"]
 
 
 # --- gateway --------------------------------------------------------------------------------
