@@ -141,7 +141,7 @@ def test_genlab_serve_runs_a_profile() -> None:
         try:
             assert server.stdout is not None
             first, second, third = (server.stdout.readline() for _ in range(3))
-            assert "profile different: all of the above" in second
+            assert "profile different: every profile from error-shapes to newer" in second
             assert "media are served from http://127.0.0.1:" in third
             base_url = first.split(" at ", 1)[1].strip()
             assert base_url.endswith("/api")

@@ -170,8 +170,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--profile",
         default="emulator",
         choices=list(PROFILES),
-        help="play a different service that still follows the interface: "
-        + "; ".join(f"{p.name}: {p.summary}" for p in PROFILES.values()),
+        # argparse %-formats help texts: odd-ids' summary names a literal "%".
+        help=(
+            "play a different service that still follows the interface: "
+            + "; ".join(f"{p.name}: {p.summary}" for p in PROFILES.values())
+        ).replace("%", "%%"),
     )
     serve.add_argument("--log-level", default="warning")
     serve.set_defaults(func=_serve)

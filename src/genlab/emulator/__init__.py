@@ -16,8 +16,10 @@ from __future__ import annotations
 
 from genlab.emulator import samples
 from genlab.emulator._faults import FaultConfig
+from genlab.emulator._profile_app import ProfileApp
+from genlab.emulator._profile_controls import Controls
 from genlab.emulator._profile_serve import ProfileHandle, bind_profile, start_profile
-from genlab.emulator._profiles import PROFILES, Profile, ProfileApp, get_profile
+from genlab.emulator._profiles import PROFILES, Profile, get_profile
 from genlab.emulator._server import (
     EmulatorApp,
     EmulatorHandle,
@@ -29,6 +31,7 @@ from genlab.emulator._server import (
 from genlab.emulator._state import DEFAULT_API_KEY, EmulatorState
 
 __all__ = [
+    "Controls",
     "DEFAULT_API_KEY",
     "EmulatorApp",
     "EmulatorHandle",

@@ -7,7 +7,9 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 from typing import Any
 
 from starlette.types import Message, Receive, Scope, Send
@@ -65,6 +67,44 @@ async def respond(send: Send, status: int, headers: list[Any], body: bytes) -> N
     headers = [*headers, (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+async def respond_slowly(
+    send: Send, receive: Receive, status: int, headers: list[Any], body: bytes, *,
+    interval: float, step: int, stop: threading.Event,
+) -> bool:
+    """Answer ``body`` ``step`` bytes at a time, ``interval`` seconds apart.
+
+    The headers (with the true ``Content-Length``) go at once. The answer stops when the client
+    hangs up (False is returned), and the rest goes at once when ``stop`` is set (the server is
+    stopping), so neither an abandoned nor a stopping answer lingers.
+    """
+    headers = [*headers, (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    gone = asyncio.ensure_future(_disconnect(receive))
+    try:
+        for start in range(0, len(body), max(1, step)):
+            if stop.is_set():
+                await send({"type": "http.response.body", "body": body[start:]})
+                return True
+            piece = body[start:start + max(1, step)]
+            await send({"type": "http.response.body", "body": piece, "more_body": True})
+            done, _ = await asyncio.wait({gone}, timeout=interval)
+            if done:
+                return False
+        await send({"type": "http.response.body", "body": b""})
+        return True
+    finally:
+        gone.cancel()
+
+
+async def _disconnect(receive: Receive) -> None:
+    """Return once the client has hung up (the request's body was read before)."""
+    try:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+    except Exception:  # a server that cannot tell: taken as gone, never left unretrieved
+        return
 
 
 async def page(send: Send, status: int, title: str) -> None:

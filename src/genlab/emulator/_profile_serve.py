@@ -10,7 +10,9 @@ from typing import Any
 
 import uvicorn
 
-from genlab.emulator._profiles import Controls, Profile, ProfileApp, get_profile
+from genlab.emulator._profile_app import ProfileApp
+from genlab.emulator._profile_controls import Controls
+from genlab.emulator._profiles import Profile, get_profile
 from genlab.emulator._server import ServingHandle, create_app, listening_socket
 
 
@@ -21,6 +23,7 @@ class ProfileHandle(ServingHandle):
         base_url: the API's base URL (with the profile's path prefix).
         media_origin: the media host's origin, or None.
         app: the :class:`ProfileApp` (``app.controls``, ``app.emulator``).
+        controls: the profile's knobs (``handle.controls.cap = 2``) and observations.
     """
 
     def __init__(self, app: ProfileApp, server: uvicorn.Server, thread: threading.Thread,
@@ -31,7 +34,20 @@ class ProfileHandle(ServingHandle):
 
     @property
     def controls(self) -> Controls:
+        """The running profile's knobs and what it saw (see :class:`Controls`)."""
         return self.app.controls
+
+    def real_id(self, public: str | int) -> str:
+        """The emulator's task id (as in :meth:`ledger`) behind an id a client was given."""
+        return self.app.real_id(public)
+
+    def tasks_in_flight(self, api_key: str | None = None) -> int:
+        """Tasks of ``api_key`` (the served key by default) queued or processing now."""
+        return self.app.tasks_in_flight(api_key)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self.app.closing.set()  # a trickling answer ends at once instead of holding the stop
+        super().stop(timeout)
 
 
 def bind_profile(

@@ -113,9 +113,9 @@ async def fetched_references(
     jobs: list[tuple[str, int, str, int]] = []
     for list_name in request.LIST_RULES:
         rules = request.media_requirements(list_name)
-        cap = min(rules.max_bytes, limits.max_bytes) if rules and rules.max_bytes else (
-            limits.max_bytes
-        )
+        # The model's own per-item limit wins (video-e takes 200 MB videos): refusing less
+        # would refuse what the service accepts. Disk, not memory, holds what is fetched.
+        cap = rules.max_bytes if rules and rules.max_bytes else limits.max_bytes
         for i, item in enumerate(request.references(list_name)):
             url = item if isinstance(item, str) else item.url
             jobs.append((list_name, i, url, cap))
