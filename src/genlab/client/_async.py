@@ -27,7 +27,7 @@ from genlab.client._config import ClientConfig, ConfigOptions, resolve_config
 from genlab.client._durations import DurationModel
 from genlab.client._lifecycle import WAIT_SETTLE, Generations
 from genlab.client._limits import Budget, Purse
-from genlab.client._media import MAX_MEDIA_BYTES, download_task, fetch_media
+from genlab.client._media import MAX_MEDIA_BYTES, download_task, fetch_media, where_to_keep
 from genlab.client._pacing import ForecastPacing, Pacing
 from genlab.client._prepare import prepare
 from genlab.client._reuse import PastResult, Reuse, ReusedRecord
@@ -44,7 +44,7 @@ from genlab.client._types import (
 )
 from genlab.client._uploads import FileLike, digest_of, inline_reference, upload
 from genlab.client.journal import DurationSample, JournalWriter, MemoryJournal, TaskJournal
-from genlab.media import copy_media, media_location
+from genlab.media import copy_media, is_remote, media_location
 
 logger = logging.getLogger("genlab")
 
@@ -61,6 +61,7 @@ class ClientOptions(ConfigOptions, total=False):
     budget: Budget | None
     durations: DurationSource | None
     pacing: Pacing | None
+    keep: bool | str | os.PathLike[str] | None
 
 
 class AsyncClient:
@@ -78,6 +79,12 @@ class AsyncClient:
             ``duration_samples`` when it has them, as :class:`genlab.History` does).
         pacing: how polls are timed (default: a forecast of each task's duration;
             ``FixedPacing(1.0)`` polls every second).
+        keep: keep what succeeds, the moment it succeeds, in a media store: a folder or an
+            fsspec URL, ``True`` for the default store (``GENLAB_MEDIA``, else ``media/``
+            beside the history's file, else ``.genlab/media``), or ``False``. By default a
+            client with a durable history (``genlab.History``) keeps; one without does not.
+            Each result's files then survive expired links and kernel restarts; the record's
+            ``kept`` lists them.
         **options: ``timeout``, ``max_retries``, ``wait_timeout`` (the default deadline of
             :meth:`wait`), ``poll_scale``, ``retry_wait_initial``, ``retry_wait_max``,
             ``retry_after_max``, ``max_connections`` and ``not_found_grace``; each is
@@ -102,6 +109,7 @@ class AsyncClient:
         budget: Budget | None = None,
         durations: DurationSource | None = None,
         pacing: Pacing | None = None,
+        keep: bool | str | os.PathLike[str] | None = None,
         **options: Unpack[ConfigOptions],
     ) -> None:
         config = resolve_config(base_url, api_key, **options)
@@ -122,6 +130,9 @@ class AsyncClient:
             reuse=Reuse(self.history, writer, self._http),
             durations=self.durations,
             pacing=pacing or ForecastPacing(self.durations.predict, scale=config.poll_scale),
+            keep_in=where_to_keep(
+                keep, self.history, durable=not isinstance(self.history, MemoryJournal)
+            ),
         )
         self._supports_uploads = False
 
@@ -367,6 +378,9 @@ class AsyncClient:
         ``storage_options`` go to fsspec as they are (credentials otherwise come from the
         backend's usual environment, e.g. ``AWS_PROFILE``).
 
+        A result the client kept (see ``keep``) is served from the media store: without a
+        ``directory`` its kept files are returned as they are; with one they are copied.
+
         Returns where each file went (media first, the sidecar last): a :class:`~pathlib.Path`
         for a local folder, a URL string (``"s3://bucket/prefix/t1.mp4"``) for a remote one;
         :func:`genlab.media.read_media` reads either back. A reused record whose files were
@@ -383,11 +397,17 @@ class AsyncClient:
             paths = await client.download(record, "outputs")
             urls = await client.download(record, "s3://team-media/runs/")
         """
+        kept: tuple[Path | str, ...] = ()
         if isinstance(record, ReusedRecord) and record.reused.paths:
+            kept = record.reused.paths
+        elif isinstance(record, TaskRecord) and record.kept:
+            kept = tuple(p if is_remote(p) else Path(p) for p in record.kept)
+        if kept:
+            if directory is None and all(isinstance(p, str) or p.is_file() for p in kept):
+                return list(kept)  # served as kept
             try:
                 return await asyncio.to_thread(
-                    copy_media, record.reused.paths, media_location(directory),
-                    storage_options=storage_options,
+                    copy_media, kept, media_location(directory), storage_options=storage_options,
                 )
             except (MediaError, FileNotFoundError) as exc:  # a saved copy is gone: fetch again
                 logger.info("genlab: %s; downloading the results again", exc)

@@ -21,9 +21,14 @@ A wait then goes:
 8. **poll**: the task's record is read on its pacer's schedule (see
    :mod:`genlab.client._pacing`), each new status journaled once, network trouble and
    unreadable answers tolerated until the deadline;
-9. **finish**: a final record teaches the durations, ends in-flight joining, and the task is
-   handed over: its entry leaves the table, so a long session keeps no request it no longer
-   needs (the journal keeps what is to be kept).
+9. **verify**: a record is taken only when it is the asked task's, readable, and (when it
+   succeeded) lists its media (:mod:`genlab.client._tracking`);
+10. **keep**: a success's media are saved in the media store *before* the success is
+    journaled (so a crash in between leaves a task ``resume`` keeps), with the JSON sidecar;
+    the record's ``kept`` lists the files;
+11. **finish**: a final record teaches the durations, frees its concurrency slot, ends
+    in-flight joining, and the task is handed over: its entry leaves the table, so a long
+    session keeps no request it no longer needs (the journal keeps what is to be kept).
 """
 
 from __future__ import annotations
@@ -39,7 +44,9 @@ from typing import Any, cast
 
 from genlab._errors import (
     APIConnectionError,
+    ConfigurationError,
     GenlabError,
+    MediaError,
     NotFoundError,
     QuotaExceededError,
     RateLimitError,
@@ -53,6 +60,7 @@ from genlab.catalog import RequestBase
 from genlab.client._config import ClientConfig
 from genlab.client._durations import DurationModel, DurationSample
 from genlab.client._limits import Purse, Slots, says_concurrency
+from genlab.client._media import download_task
 from genlab.client._pacing import Pacer, Pacing, Work
 from genlab.client._reuse import Reuse, ReusedTask, reused_record
 from genlab.client._tracking import (
@@ -69,6 +77,7 @@ from genlab.client._tracking import (
 from genlab.client._transport import Http
 from genlab.client._types import Kind, OnUpdate, Task, TaskRecord, task_path
 from genlab.client.journal import JournalWriter, Reused, SubmitEntry, TaskJournal
+from genlab.media import Location
 
 logger = logging.getLogger("genlab")
 
@@ -85,9 +94,11 @@ class Generations:
     def __init__(
         self, config: ClientConfig, http: Http, journal: TaskJournal, writer: JournalWriter,
         purse: Purse, reuse: Reuse, durations: DurationModel, pacing: Pacing,
+        keep_in: Location | None = None,
     ) -> None:
         self.config, self.http, self.journal, self.writer = config, http, journal, writer
         self.purse, self.reuse, self.durations, self.pacing = purse, reuse, durations, pacing
+        self.keep_in = keep_in  # the media store: results are kept there as they succeed
         self.table = TaskTable()
         self.slots = Slots()
 
@@ -257,7 +268,7 @@ class Generations:
             raise unreadable_at_deadline(task_id, limit, here.unreadable) from exc
         finally:
             await self.writer.settle(WAIT_SETTLE)
-        self._let_go(task_id)  # 9. handed over: the table lets it go
+        self._let_go(task_id)  # 11. handed over: the table lets it go
         if record.failed and raise_on_failure:
             raise TaskFailedError(
                 f"task {task_id} ({record.model}) failed: {record.error or 'no reason given'}",
@@ -282,6 +293,8 @@ class Generations:
                         pacer = self.pacing.pacer(here.work, batch=batch)  # type: ignore[arg-type]
                     if fresh is not None:
                         record = fresh
+                        if record.succeeded and self.keep_in is not None:
+                            record = await self._keep(here, record)  # 10. before it is told
                         if record.status != last_status:
                             last_status = record.status
                             self._status_changed(record)
@@ -295,6 +308,32 @@ class Generations:
             if not deadline.expired():
                 raise  # not our deadline: someone else's timeout, let it through
             raise timed_out(here.task_id, limit, last_status) from None
+
+    async def _keep(self, here: Tracked, record: TaskRecord) -> TaskRecord:
+        """Save a succeeded task's media (covers, last frames and a JSON sidecar too) in the
+        media store before its success is journaled, so a crash in between leaves a task
+        that ``resume`` waits for and keeps again. Each fetch is retried where safe and an
+        expired link is fetched afresh once; a save that still fails never loses the task:
+        its row keeps no files, and ``client.download(record)`` fetches them later."""
+        assert self.keep_in is not None
+        body = here.body
+
+        async def refetch() -> TaskRecord:
+            return (await self.read(record.task_id, record.kind))[0]
+
+        try:
+            record, paths = await download_task(
+                self.http, record, self.keep_in, body, refetch, None
+            )
+        except (MediaError, ConfigurationError, OSError) as exc:
+            logger.warning(
+                "genlab: task %s succeeded, but its media could not be kept (%s); its id is "
+                "in the history, and client.download(record) fetches them while the links "
+                "live", record.task_id, exc,
+            )
+            return record
+        self.writer.record("results_saved", self.journal.results_saved, record.task_id, paths)
+        return record.model_copy(update={"kept": tuple(str(p) for p in paths)})
 
     async def _poll(self, here: Tracked) -> tuple[TaskRecord | None, float | None]:
         """One read of the task's record, and the service's hint; (None, None) when the read
