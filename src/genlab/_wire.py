@@ -32,6 +32,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    PrivateAttr,
     field_validator,
     model_validator,
 )
@@ -268,6 +269,7 @@ class TaskRecord(_Wire):
     kept: tuple[str, ...] = Field(default=(), exclude=True, repr=False)
     """Where the client kept this result's files (local paths or storage URLs: media first,
     the JSON sidecar last); empty when it was not kept. Not part of the wire format."""
+    _shown_live: bool = PrivateAttr(default=False)  # its card already replaced a live line
 
     @field_validator("status", mode="before")
     @classmethod

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import logging
 import os
 from collections.abc import Callable, Iterable, Mapping
@@ -19,7 +20,7 @@ from typing import Any, Unpack
 
 import httpx
 
-from genlab._errors import ConfigurationError, MediaError
+from genlab._errors import ConfigurationError, MediaError, TaskFailedError
 from genlab._wire import KINDS
 from genlab.catalog import RequestBase
 from genlab.client._batch import run_many
@@ -27,6 +28,7 @@ from genlab.client._config import ClientConfig, ConfigOptions, resolve_config
 from genlab.client._durations import DurationModel
 from genlab.client._lifecycle import WAIT_SETTLE, Generations
 from genlab.client._limits import Budget, Purse
+from genlab.client._live import LiveLine, in_notebook
 from genlab.client._media import MAX_MEDIA_BYTES, download_task, fetch_media, where_to_keep
 from genlab.client._pacing import ForecastPacing, Pacing
 from genlab.client._prepare import prepare
@@ -225,6 +227,7 @@ class AsyncClient:
         timeout: float | None = None,
         on_update: OnUpdate | None = None,
         raise_on_failure: bool = True,
+        progress: bool = True,
     ) -> TaskRecord:
         """Poll until the task succeeds or fails, within an overall deadline.
 
@@ -240,6 +243,8 @@ class AsyncClient:
                 May be a coroutine function. An exception it raises ends the wait (the task
                 keeps running).
             raise_on_failure: with False a failed task's record is returned instead.
+            progress: in a notebook, show one live line (task id, status, time waited, the
+                expected finish) that turns into the result's card; ``False``: nothing.
 
         Raises:
             TaskFailedError: the task failed (``.record`` holds it).
@@ -255,9 +260,32 @@ class AsyncClient:
             record = await client.wait(task, timeout=600, on_update=print)
         """
         task_id, kind = self._resolve(task, None)
-        return await self._life.wait(
-            task_id, kind, timeout=timeout, on_update=on_update, raise_on_failure=raise_on_failure
-        )
+        model = task.model if isinstance(task, Task | TaskRecord) else ""
+        if not (progress and in_notebook()):
+            return await self._life.wait(
+                task_id, kind, timeout=timeout, on_update=on_update,
+                raise_on_failure=raise_on_failure,
+            )
+        line = LiveLine(task_id, model, expected=self._life.expected(task_id, model, kind))
+
+        async def seen(record: TaskRecord) -> None:  # on this loop: the cell's own thread
+            line.seen(record)
+            line.update()
+            if on_update is not None and inspect.isawaitable(outcome := on_update(record)):
+                await outcome
+
+        try:
+            record = await self._life.wait(
+                task_id, kind, timeout=timeout, on_update=seen, raise_on_failure=raise_on_failure
+            )
+        except TaskFailedError as failed:
+            line.finish(failed.record)
+            raise
+        except BaseException:
+            line.finish(None)
+            raise
+        line.finish(record)
+        return record
 
     async def generate(
         self,
@@ -268,6 +296,7 @@ class AsyncClient:
         on_update: OnUpdate | None = None,
         raise_on_failure: bool = True,
         reuse: bool | None = None,
+        progress: bool = True,
         **fields: Any,
     ) -> TaskRecord:
         """Submit and wait: the arguments of :meth:`submit`, plus those of :meth:`wait`.
@@ -281,7 +310,8 @@ class AsyncClient:
         """
         task = await self.submit(request_or_body, reuse=reuse, **fields)
         return await self.wait(
-            task, timeout=timeout, on_update=on_update, raise_on_failure=raise_on_failure
+            task, timeout=timeout, on_update=on_update, raise_on_failure=raise_on_failure,
+            progress=progress,
         )
 
     async def reroll(

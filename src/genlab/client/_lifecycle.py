@@ -408,6 +408,14 @@ class Generations:
 
     # --- what the client knows of a task --------------------------------------------------
 
+    def expected(self, task_id: str, model: str = "", kind: Kind | None = None) -> float | None:
+        """Seconds from submission the task will likely take (the forecast's median)."""
+        tracked = self.table.get(task_id)
+        work = tracked.work if tracked is not None else Work(model, kind)
+        if isinstance(work, RequestBase):
+            work = Work.of_request(work)
+        return self.durations.predict(work).median if work.model else None
+
     def request_of(self, task_id: str) -> dict[str, Any] | None:
         """The body sent for ``task_id`` while it is tracked, else as the journal keeps it."""
         tracked = self.table.get(task_id)

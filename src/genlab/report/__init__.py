@@ -54,6 +54,7 @@ from genlab.report._media import (
     embed_file,
     thumbnail,
 )
+from genlab.report._record import record_html, records_html
 from genlab.report._spend import spend_of
 from genlab.report._tiles import MEDIA_CSS, media_html, tile_html
 
@@ -77,6 +78,8 @@ __all__ = [
     "plot_spend",
     "plot_summary",
     "poster",
+    "record_html",
+    "records_html",
     "report_html",
     "spend_of",
     "summarize",
