@@ -373,8 +373,8 @@ def where_to_keep(
 
     ``keep``: a folder or fsspec URL; ``True`` for the default store; ``False`` for none;
     ``None`` (the default) keeps when the client writes a durable history (``durable``).
-    The default store is ``GENLAB_MEDIA``, else ``media/`` beside the history's file, else
-    ``.genlab/media``.
+    The default store is ``GENLAB_MEDIA``, else ``media/`` beside a SQLite history's file,
+    else ``.genlab/media`` (a PostgreSQL history: set ``GENLAB_MEDIA`` to a team's bucket).
 
     Example:
         >>> where_to_keep(False, None, durable=True) is None
@@ -388,7 +388,7 @@ def where_to_keep(
         return media_location(keep)
     if os.environ.get(MEDIA_ENV, "").strip():
         return media_location(None)
-    place = getattr(journal, "path", None)
-    if isinstance(place, Path):
-        return (place if place.is_dir() else place.parent) / KEPT_FOLDER
+    place = getattr(journal, "path", None)  # a SQLite history's file: its store beside it
+    if isinstance(place, Path) and place.suffix and not place.is_dir():
+        return place.parent / KEPT_FOLDER
     return Path(".genlab") / KEPT_FOLDER

@@ -85,12 +85,14 @@ class Runner:
     def running(self) -> bool:
         return self.thread.is_alive() and not self.loop.is_closed()
 
-    def start(self, make: Make[T]) -> concurrent.futures.Future[T]:
-        """Run ``make()`` on the runner loop; return a future at once.
+    def start(
+        self, make: Make[T], future: concurrent.futures.Future[T] | None = None
+    ) -> concurrent.futures.Future[T]:
+        """Run ``make()`` on the runner loop; return a future (``future``, when given) at once.
 
         The coroutine is created there: if the runner stops first, none exists to leak.
         """
-        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        future = future if future is not None else concurrent.futures.Future()
 
         def begin() -> None:
             if future.cancelled():
@@ -139,8 +141,9 @@ class Runner:
                 "thread (e.g. inside on_update); use the AsyncClient there, or the *_future "
                 "methods"
             )
-        future = self.start(make)
-        try:
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        try:  # an interrupt may come as soon as the call starts: it is ours to cancel
+            self.start(make, future)
             while True:
                 try:
                     return future.result(timeout=_WAKE)
