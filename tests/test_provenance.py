@@ -395,6 +395,7 @@ async def test_inspect_reads_a_kept_file_copied_elsewhere_and_finds_its_history_
     assert "a red &lt;kite&gt;" in page or "a fox in the snow" in page
     assert "<kite>" not in page
     assert record.task_id in str(found) and body["model"] in repr(found)
+    assert "completed 20" in str(found)  # when the task completed, from the file
     history.close()
 
 

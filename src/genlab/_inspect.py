@@ -125,7 +125,9 @@ class Inspection:
         if self.prompt:
             lines.append(f"prompt: {self.prompt}")
         if self.settings:
-            shown = ", ".join(f"{k}={_shown(v)}" for k, v in self.settings.items())
+            shown = ", ".join(
+                f"{k}={_shown(v) or display.EMPTY}" for k, v in self.settings.items()
+            )
             lines.append(f"settings: {shown}")
         return "\n".join([*lines, *self.notes])
 
@@ -140,8 +142,10 @@ class Inspection:
 
     def _facts(self) -> list[str]:
         facts = [f"task {self.task_id}"]
-        if self.when:
-            facts.append(str(self.when))
+        if self._get("completed_at"):
+            facts.append(f"completed {self._get('completed_at')}")
+        elif self._get("kept_at"):
+            facts.append(f"kept {self._get('kept_at')}")
         if self.seed is not None:
             facts.append(f"seed {self.seed}")
         if self.version:
@@ -161,7 +165,7 @@ class Inspection:
         page = display.card(
             self.model, str(status), [name, *self._facts()], self.prompt or "", name="inspect"
         )
-        rows = [{"setting": k, "value": _shown(v)} for k, v in self.settings.items()]
+        rows = [{"setting": k, "value": _shown(v) or None} for k, v in self.settings.items()]
         settings = display.table({"setting": "setting", "value": "value"}, rows,
                                  wrapped={"value"}, empty="No settings.")
         return f"<div class='genlab-inspect-file'>{page}{settings}{notes}</div>"
@@ -314,6 +318,7 @@ def _missing(value: Any, pd: Any) -> bool:
 
 
 def _shown(value: Any) -> str:
-    if isinstance(value, str):
-        return value
+    """A setting as text: JSON for lists and objects, empty for none."""
+    if value is None or isinstance(value, str):
+        return value or ""
     return json.dumps(value, ensure_ascii=False)
