@@ -36,6 +36,7 @@ from genlab._errors import (
     TaskTimeoutError,
     UnreadableResponseError,
 )
+from genlab._inspect import Inspection, inspect
 from genlab._version import __version__ as __version__
 from genlab._wire import TaskError
 from genlab.catalog import CATALOG, GenerationRequest, Mode, estimate_credits, validate
@@ -110,6 +111,7 @@ __all__ = [
     "GenlabError",
     "History",
     "ImageResult",
+    "Inspection",
     "InvalidParameterError",
     "InvalidPromptError",
     "MediaError",
@@ -131,6 +133,7 @@ __all__ = [
     "compare",
     "connect",
     "estimate_credits",
+    "inspect",
     "studio",
     "validate",
 ]
