@@ -145,3 +145,33 @@ def test_a_crash_between_succeeded_and_kept_loses_nothing(
             str(p) for p in kept]
     finally:
         history.close()
+
+
+def test_kept_files_carry_their_request_and_inspect_finds_them_anywhere(
+    client_server: EmulatorHandle, client_options: dict[str, Any], tmp_path: Path
+) -> None:
+    import shutil
+
+    history = History(tmp_path / "history.sqlite")
+    try:
+        with genlab.Client(client_server.base_url, client_server.api_key, history=history,
+                           **client_options) as client:
+            image = client.generate(IMAGE)
+            video = client.generate(VIDEO)
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        for record, name in ((image, "renamed.png"), (video, "renamed.mp4")):
+            copy = shutil.copy(record.kept[0], elsewhere / name)
+            found = genlab.inspect(copy, history=history)
+            assert found.found and found.source == "file"
+            assert found.task_id == record.task_id and found.model == record.model
+            assert found.history_row is not None
+            assert found.history_row["task_id"] == record.task_id
+        shown = genlab.inspect(elsewhere / "renamed.png", history=history)
+        assert shown.prompt == IMAGE["prompt"]
+        assert "resolution" in (shown.request or {})  # every field, with its defaults
+        key = client_server.api_key
+        for place in (*image.kept[:-1], *video.kept[:-1]):
+            assert key.encode() not in Path(place).read_bytes()  # never the key
+    finally:
+        history.close()

@@ -77,7 +77,7 @@ from genlab.client._tracking import (
 from genlab.client._transport import Http
 from genlab.client._types import Kind, OnUpdate, Task, TaskRecord, task_path
 from genlab.client.journal import JournalWriter, Reused, SubmitEntry, TaskJournal
-from genlab.media import Location
+from genlab.media import Location, media_name, provenance_for, stamp_file
 
 logger = logging.getLogger("genlab")
 
@@ -197,9 +197,10 @@ class Generations:
         writer.record("submit_accepted", _accepted(journal), entry_id, task)
         await writer.settle(ACCEPT_SETTLE)
         logger.info("genlab: submitted %s task %s", entry.model, task.task_id)
-        forgotten = self.table.track(  # 7. track
-            Tracked(task.task_id, kind, work, started, entry.body, address, slot=True)
-        )
+        forgotten = self.table.track(Tracked(  # 7. track
+            task.task_id, kind, work, started, entry.body, address, slot=True,
+            request=work if isinstance(work, RequestBase) else None, content=entry.address,
+        ))
         if forgotten is not None and forgotten.slot:
             self.slots.release()
         return task
@@ -332,6 +333,7 @@ class Generations:
                 "live", record.task_id, exc,
             )
             return record
+        await asyncio.to_thread(_stamp, here, record, paths)
         self.writer.record("results_saved", self.journal.results_saved, record.task_id, paths)
         return record.model_copy(update={"kept": tuple(str(p) for p in paths)})
 
@@ -433,6 +435,25 @@ def _elapsed(started: float | None, record: TaskRecord | None, began: float) -> 
     if record is not None and record.created_at is not None:
         return max(0.0, (datetime.now(UTC) - record.created_at).total_seconds())
     return time.monotonic() - began
+
+
+def _stamp(here: Tracked, record: TaskRecord, paths: list[Location]) -> None:
+    """Write the request that made them into the kept files themselves (PNG text chunk,
+    MP4/MOV box, JPEG comment, WebP XMP): a copied or renamed file still says what it is.
+    A file that cannot carry it keeps its sidecar only; a failure never loses the result."""
+    what = here.request if here.request is not None else here.body
+    if what is None:
+        return
+    facts = provenance_for(what, task_id=record.task_id, address=here.content,
+                           completed_at=record.completed_at)
+    for place in paths[:-1]:  # media, covers, last frames; the sidecar is last
+        role = "cover" if "_cover" in media_name(place) else (
+            "last frame" if "_last_frame" in media_name(place) else "result")
+        try:
+            stamp_file(place, {**facts, "role": role})
+        except (OSError, ValueError) as exc:
+            logger.warning("genlab: could not write provenance into %s: %s",
+                           media_name(place), exc)
 
 
 def _accepted(journal: TaskJournal) -> Callable[[str, Task], None]:
