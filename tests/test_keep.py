@@ -175,3 +175,22 @@ def test_kept_files_carry_their_request_and_inspect_finds_them_anywhere(
             assert key.encode() not in Path(place).read_bytes()  # never the key
     finally:
         history.close()
+
+
+def test_a_studio_card_shows_the_kept_files_not_a_temporary_copy(
+    client_server: EmulatorHandle, client_options: dict[str, Any], tmp_path: Path
+) -> None:
+    from genlab.widgets import TaskCard
+
+    history = History(tmp_path / "history.sqlite")
+    try:
+        with genlab.Client(client_server.base_url, client_server.api_key, history=history,
+                           **client_options) as client:
+            card = TaskCard(client, IMAGE, media_dir=tmp_path / "cards").start()
+            assert card.wait_done(120)
+        assert card.record is not None and card.record.kept
+        assert [str(p) for p in card.paths] == list(card.record.kept)
+        assert "data:image/png;base64," in card.media.value
+        assert not (tmp_path / "cards").exists()  # nothing saved twice
+    finally:
+        history.close()
