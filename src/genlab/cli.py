@@ -105,7 +105,8 @@ def _history_migrate(args: argparse.Namespace) -> int:
         return 2
     print(
         f"copied {copied.tasks} submission(s) with {copied.events} status event(s) and "
-        f"{copied.reuses} reuse note(s); {copied.skipped} already there"
+        f"{copied.reuses} reuse note(s), and {copied.ratings} rating(s); {copied.skipped} "
+        "already there"
     )
     return 0
 
