@@ -125,7 +125,9 @@ def compare(
         rows.append(_row(number, run, outcome, saved.get(i) if i is not None else None, tag))
         records.append(outcome.record if outcome is not None else None)
     fetch = functools.partial(client.fetch_media, max_bytes=MAX_FETCH_BYTES)
-    return Comparison(_frame(rows, grid.params), grid=grid, records=records, tag=tag, fetch=fetch)
+    journal = client.history if isinstance(client.history, History) else None
+    return Comparison(_frame(rows, grid.params), grid=grid, records=records, tag=tag, fetch=fetch,
+                      history=journal)
 
 
 def _run(
