@@ -44,7 +44,8 @@ from genlab.client.journal import Reused
 if typing.TYPE_CHECKING:
     from genlab.comparison import Comparison, compare
     from genlab.history import History
-    from genlab.widgets import studio
+    from genlab.report import leaderboard
+    from genlab.widgets import rate, studio
 
 # Loaded on first use (PEP 562): they bring pandas, matplotlib, tqdm and ipywidgets, which a
 # plain script using the client must not pay for.
@@ -52,6 +53,8 @@ _LAZY = {
     "Comparison": "genlab.comparison",
     "History": "genlab.history",
     "compare": "genlab.comparison",
+    "leaderboard": "genlab.report",
+    "rate": "genlab.widgets",
     "studio": "genlab.widgets",
 }
 
@@ -107,6 +110,8 @@ __all__ = [
     "compare",
     "connect",
     "estimate_credits",
+    "leaderboard",
+    "rate",
     "studio",
     "validate",
 ]
