@@ -110,29 +110,34 @@ def _groups(linked: NDArray[np.bool_]) -> NDArray[np.intp]:
         labels = lower
 
 
-def _scores(wins: Matrix, ties: Matrix) -> Matrix:
-    played = (wins + wins.T + ties) > 0
-    return wins + ties / 2 + played * (PRIOR_TIES / 2)
+def _prior(wins: Matrix, ties: Matrix) -> Matrix:
+    """The prior's virtual ties: :data:`PRIOR_TIES` on each pair that was compared."""
+    played: Matrix = ((wins + wins.T + ties) > 0) * PRIOR_TIES
+    return played
 
 
-def fit(wins: Matrix, ties: Matrix, initial: Matrix | None = None) -> Matrix:
+def fit(
+    wins: Matrix, ties: Matrix, initial: Matrix | None = None, *, prior: bool = True
+) -> Matrix:
     """Bradley-Terry strengths (logits, mean zero) of competitors that :func:`ranked` connects;
     give only such competitors (index the matrices with its mask first).
 
     ``initial`` starts the iteration (a bootstrap starts from the full fit: fewer steps).
+    ``prior=False`` when ``ties`` already hold the prior's virtual ties (the bootstrap's).
     """
     import choix
 
     size = len(wins)
     if size == 1:
         return np.zeros(1)
+    scores = wins + (ties + (_prior(wins, ties) if prior else 0.0)) / 2
     try:
         theta = choix.ilsr_pairwise_dense(
-            _scores(wins, ties), initial_params=initial, max_iter=_ITERATIONS, tol=_TOLERANCE
+            scores, initial_params=initial, max_iter=_ITERATIONS, tol=_TOLERANCE
         )
     except RuntimeError:  # did not settle from there: start afresh, which always converges
         theta = choix.ilsr_pairwise_dense(
-            _scores(wins, ties), max_iter=_ITERATIONS * 5, tol=_TOLERANCE * 10
+            scores, max_iter=_ITERATIONS * 5, tol=_TOLERANCE * 10
         )
     centred: Matrix = np.asarray(theta, dtype=np.float64)
     centred -= centred.mean()
@@ -151,11 +156,12 @@ def bootstrap(
     ``(rounds, competitors)``.
 
     A Bayesian bootstrap (Rubin 1981): each vote gets a random weight (Dirichlet, as many in
-    total as there were votes) instead of being drawn 0, 1, 2 ... times. With many votes it
-    gives the intervals the usual bootstrap gives (the arenas'); with a handful, no vote ever
-    drops out, so a competitor never vanishes from a resample and an interval never collapses
-    onto its score. Per pair and outcome the weights add up to a Gamma draw, so it costs the
-    same for 100 votes as for 100,000.
+    total as there were votes) instead of being drawn 0, 1, 2 ... times, and so does each of
+    the prior's virtual ties. With many votes it gives the intervals the usual bootstrap gives
+    (the arenas'); with a handful, no vote ever drops out, so a competitor never vanishes from
+    a resample, and a pair whose votes all agree (2 of 2) still gets an interval as wide as
+    two votes deserve instead of none. Per pair and outcome the weights add up to a Gamma
+    draw, so it costs the same for 100 votes as for 100,000.
     """
     size = len(wins)
     i, j = np.triu_indices(size, 1)
@@ -167,14 +173,16 @@ def bootstrap(
         return samples
     drawn = rng.gamma(np.broadcast_to(cells, (rounds, len(cells))))
     drawn *= total / drawn.sum(axis=1, keepdims=True)
+    prior = _prior(wins, ties)[i, j]
+    virtual = rng.gamma(np.broadcast_to(prior, (rounds, len(prior))))
     pairs = len(i)
     for r in range(rounds):
         w = np.zeros((size, size))
         t = np.zeros((size, size))
         w[i, j] = drawn[r, :pairs]
         w[j, i] = drawn[r, pairs:2 * pairs]
-        t[i, j] = t[j, i] = drawn[r, 2 * pairs:]
-        samples[r] = fit(w, t, initial=theta)
+        t[i, j] = t[j, i] = drawn[r, 2 * pairs:] + virtual[r]
+        samples[r] = fit(w, t, initial=theta, prior=False)
     return samples
 
 

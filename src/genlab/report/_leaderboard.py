@@ -204,6 +204,10 @@ def _board(
     codes, found = pd.factorize(pd.Series([*keys, *extra], dtype=object))
     labels: list[Hashable] = list(found)
     left, right, extra_codes = codes[:count], codes[count:2 * count], codes[2 * count:]
+    # A vote between two results of one competitor (two repeats of a model) ranks nothing.
+    differ = left != right
+    left, right, votes = left[differ], right[differ], votes[differ].reset_index(drop=True)
+    count = len(votes)
     outcome = votes["answer"].map(_OUTCOME).to_numpy(dtype=np.int8)
     bad = (votes["answer"] == "both bad").to_numpy(dtype=bool)
     if groups:

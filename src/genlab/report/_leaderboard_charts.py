@@ -44,7 +44,9 @@ def plot_leaderboard(board: pd.DataFrame) -> Figure:
     if rated.any():
         ax.errorbar(
             score[rated], y[rated],
-            xerr=[score[rated] - lower[rated], upper[rated] - score[rated]],
+            # A percentile interval may, rarely, sit just beside its score: drawn to the dot.
+            xerr=[np.clip(score[rated] - lower[rated], 0, None),
+                  np.clip(upper[rated] - score[rated], 0, None)],
             fmt="o", color=_BAR, ecolor=_BAR, elinewidth=2.5, capsize=4, markersize=7,
         )
         ax.axvline(1000.0, color="#999", linewidth=0.8, linestyle=":")

@@ -116,7 +116,7 @@ class Rater(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
         done, goal: pairs voted on, and the session's goal (traits, for observers).
         buttons: answer name (``left``, ``right``, ``tie``, ``bad``, ``skip``, ``undo``) ->
             its button.
-        header, stage, keys, status, board: the parts, for tests and layouts.
+        header, stage, keyboard, status, board: the parts, for tests and layouts.
     """
 
     done = traitlets.Int(0)
@@ -129,7 +129,7 @@ class Rater(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
         self.leaderboard: Leaderboard | None = None
         self.header = widgets.HTML()
         self.stage = widgets.HTML(layout=widgets.Layout(max_width="100%"))
-        self.keys = widgets.HTML(_KEYBAR)
+        self.keyboard = widgets.HTML(_KEYBAR)
         self.status = widgets.HTML()
         self.board = widgets.HTML(layout=widgets.Layout(max_width="100%"))
         specs: list[tuple[str, str, str, Callable[[], object]]] = [
@@ -156,7 +156,7 @@ class Rater(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
         self.children = [
             widgets.HTML(f"<style>{_CSS}</style>"), self.header, self.stage,
             widgets.HBox([answers, moves], layout=widgets.Layout(flex_flow="row wrap")),
-            self.keys, self.status, self.board,
+            self.keyboard, self.status, self.board,
         ]
         self._show_pair()
         self._show_board()
