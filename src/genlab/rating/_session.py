@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from genlab.comparison import Comparison
-from genlab.history import ANSWERS, Answer, Filters, History, RatingEntry
+from genlab.history import ANSWERS, RATING_COLUMNS, Answer, Filters, History, RatingEntry
 from genlab.rating._chooser import Chooser
 from genlab.rating._pairs import Item, items_of, pairs_of
 from genlab.rating._source import source_of
@@ -104,9 +104,13 @@ class RatingSession:
         self._first = np.array([self._code[a.task_id] for a, _ in self.candidates], np.intp)
         self._second = np.array([self._code[b.task_id] for _, b in self.candidates], np.intp)
         self._prompt = np.array([prompts[a.address] for a, _ in self.candidates], np.intp)
-        self._index = {}
+        # Both task ids of each candidate, joined by a unit separator either way round -> its
+        # index: votes are matched to candidates by it, all at once. (Not NUL: pandas' string
+        # dtype drops it.)
+        self._pair_keys: dict[str, int] = {}
         for i, (a, b) in enumerate(self.candidates):
-            self._index[(a.task_id, b.task_id)] = self._index[(b.task_id, a.task_id)] = i
+            self._pair_keys[f"{a.task_id}\x1f{b.task_id}"] = i
+            self._pair_keys[f"{b.task_id}\x1f{a.task_id}"] = i
         self._sides = random.Random(seed)
         self._chooser = Chooser(len(self.competitors), self._first, self._second, self._prompt,
                                 np.random.default_rng(seed))
@@ -269,17 +273,24 @@ class RatingSession:
 
     def votes(self) -> pd.DataFrame:
         """Everyone's votes between this session's results, from the history."""
+        return self._read(None)
+
+    def _read(self, columns: Sequence[str] | None) -> pd.DataFrame:
         tasks = list(self._code)
-        if len(tasks) > _MANY_TASKS:
-            every = self.history.ratings()
-            inside = every["left_task"].isin(tasks) & every["right_task"].isin(tasks)
-            return every[inside].reset_index(drop=True)
-        return self.history.ratings(tasks=tasks)
+        wanted = list(RATING_COLUMNS if columns is None else columns)
+        if len(tasks) <= _MANY_TASKS:
+            return self.history.rating_frame(wanted, tasks=tasks)
+        every = self.history.rating_frame(wanted)
+        inside = every["left_task"].isin(tasks) & every["right_task"].isin(tasks)
+        return every[inside].reset_index(drop=True)
 
     def refresh(self) -> pd.DataFrame:
         """Read the votes again (a colleague's too) and choose the next pair if none is on
-        screen; the votes."""
-        votes = self.votes()
+        screen; the votes (the columns a leaderboard and the chooser need)."""
+        needed = ["rater", "answer", "left_task", "right_task", "left_model", "right_model"]
+        if self.by != ("model",):
+            needed += ["left_settings", "right_settings"]
+        votes = self._read(needed)
         left = votes["left_task"].map(self._code).to_numpy(dtype=np.intp)
         right = votes["right_task"].map(self._code).to_numpy(dtype=np.intp)
         outcome = votes["answer"].map(_OUTCOME).to_numpy(dtype=np.int8)
@@ -288,17 +299,15 @@ class RatingSession:
                                              len(self.competitors))
         self._done[:] = False
         self._prompt_votes[:] = 0
-        self._answers = {}
-        mine = (votes["rater"] == self.rater).fillna(False).to_numpy(dtype=bool)
-        for lt, rt, answer, own in zip(votes["left_task"], votes["right_task"], votes["answer"],
-                                       mine, strict=True):
-            index = self._index.get((lt, rt))
-            if index is None:
-                continue
-            self._prompt_votes[self._prompt[index]] += 1
-            if own:
-                self._done[index] = True
-                self._answers[index] = answer
+        keys = votes["left_task"].astype(str) + "\x1f" + votes["right_task"].astype(str)
+        index = keys.map(self._pair_keys).to_numpy(dtype=np.float64, na_value=np.nan)
+        known = ~np.isnan(index)
+        pairs = index[known].astype(np.intp)
+        np.add.at(self._prompt_votes, self._prompt[pairs], 1)
+        mine = (votes["rater"] == self.rater).fillna(False).to_numpy(dtype=bool)[known]
+        answers = votes["answer"].to_numpy(dtype=object)[known]
+        self._done[pairs[mine]] = True
+        self._answers = dict(zip(pairs[mine].tolist(), answers[mine].tolist(), strict=True))
         if self.current is None or self._done[self.current.index]:
             self._next()
         return votes

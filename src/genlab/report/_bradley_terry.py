@@ -112,7 +112,7 @@ def _groups(linked: NDArray[np.bool_]) -> NDArray[np.intp]:
 
 def _prior(wins: Matrix, ties: Matrix) -> Matrix:
     """The prior's virtual ties: :data:`PRIOR_TIES` on each pair that was compared."""
-    played: Matrix = ((wins + wins.T + ties) > 0) * PRIOR_TIES
+    played: Matrix = np.where((wins + wins.T + ties) > 0, PRIOR_TIES, 0.0)
     return played
 
 
