@@ -45,7 +45,7 @@ _PAIRS_CSS = f"""
 .genlab-decisive {{ display: flex; flex-wrap: wrap; gap: 16px; }}
 .genlab-decisive .pair {{ border: 1px solid {BORDER}; padding: 8px; max-width: 680px; }}
 .genlab-decisive .sides {{ display: flex; gap: 8px; }}
-.genlab-decisive .side {{ width: 320px; }}
+.genlab-decisive .side {{ width: 280px; }}
 .genlab-decisive .who {{ font-size: 0.9em; margin-top: 2px; }}
 .genlab-decisive .preferred {{ background: {SUCCESS}; color: {ON_BADGE}; border-radius: 3px;
   padding: 0 5px; font-size: 0.8em; margin-left: 4px; }}
@@ -124,7 +124,8 @@ def leaderboard_html(board: pd.DataFrame, *, note: str | None = None) -> str:
     return (
         f'<div class="genlab-board"><style>{BOARD_CSS}</style>'
         f'<table class="genlab-board-table"><tr><th>rank</th>{head}<th>score</th>'
-        f"<th>{level:.0%} interval</th><th></th><th>won / lost / tie / both bad</th>"
+        f"<th colspan='2' style='text-align:center'>{level:.0%} interval</th>"
+        "<th>won / lost / tie / both bad</th>"
         f"<th>votes</th><th>win rate</th></tr>{''.join(rows)}{empty}</table>"
         f'<div class="genlab-board-note">{escape(said)}</div></div>'
     )
