@@ -4,6 +4,7 @@ leaderboard under the pair). Driven from code, as a notebook or a script would."
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -261,3 +262,27 @@ def test_rating_a_comparison_works_offline_and_ends_up_in_its_report(tmp_path: P
     assert "<h2>Leaderboard</h2>" in page and "Decisive pairs" in page
     assert page.count("class='preferred'") == 1 and "genlab-interval" in page
     assert "https://" not in page.split("<h2>Leaderboard</h2>")[1].split("<h2>")[0]
+
+
+def test_rating_a_history_slice_pairs_by_the_requests_as_sent(tmp_path: Path) -> None:
+    history = History(tmp_path / "h.sqlite")
+    rows = []
+    for i, (model, duration, tag) in enumerate([
+        ("video-a", 4, "kites"), ("video-b", 4, "kites"), ("video-b", 8, "kites"),
+        ("video-f", 4, "other"),
+    ]):
+        path = tmp_path / f"t{i}.png"
+        path.write_bytes(samples.image(48, 32, str(i)))
+        body = {"model": model, "prompt": "a kite", "duration": duration,
+                "extra_params": {"seed": i}}  # a seed is no setting: the pair stands
+        rows.append({"entry_id": f"e{i}", "task_id": f"t{i}", "model": model, "kind": "video",
+                     "state": "accepted", "status": "succeeded", "tag": tag,
+                     "prompt": "a kite", "request": json.dumps(body),
+                     "paths": json.dumps([str(path)]), "submitted_at": 1.0 + i})
+    history.append_many(rows)
+    session = RatingSession(history, tag="kites")
+    assert [(a.task_id, b.task_id) for a, b in session.candidates] == [("t0", "t1")]
+    session.answer("tie")
+    vote = history.ratings(tag="kites").iloc[0]
+    assert json.loads(vote["left_settings"])["duration"] == 4
+    assert vote["prompt"] == "a kite"

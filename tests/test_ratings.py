@@ -175,3 +175,23 @@ def test_two_processes_rating_at_once_lose_no_vote(postgres_url: str) -> None:
     )
     assert per_rater.to_dict() == {"ana": 36, "ben": 36}  # every vote, no pair twice
     assert isinstance(votes, pd.DataFrame)
+
+
+def test_a_history_leaderboard_lists_models_with_results_but_no_votes(
+    history_location: str,
+) -> None:
+    from genlab.report import leaderboard
+
+    history = History(history_location)
+    history.append_many([
+        {"entry_id": f"e{i}", "task_id": f"t{i}", "model": m, "kind": "image",
+         "state": "accepted", "status": "succeeded", "request": "{}", "submitted_at": 1.0}
+        for i, m in enumerate(["image-b", "image-d", "image-c"])
+    ])
+    history.add_rating(_vote("t0", "t1", "right"))
+    board = leaderboard(history)
+    assert board["status"].to_dict() == {"image-d": "ranked", "image-b": "ranked",
+                                         "image-c": "unrated"}
+    assert leaderboard(history, model=["image-b", "image-d"]).index.tolist() == [
+        "image-d", "image-b"]
+    history.close()
