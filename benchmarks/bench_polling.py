@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import multiprocessing
 import random
 import statistics
@@ -176,7 +177,9 @@ async def watching(base_url: str, n: int, scale: float, concurrency: int, warmup
                 task = await learner.submit(request)  # Tasks carry the submit time
                 first = make_client(base_url, empty, scale)  # nothing learned: its first task
                 # As if it had submitted the task itself: same body, same submit instant.
-                first._tasks[task.task_id] = learner._tasks[task.task_id]
+                tracked = learner._life.table.get(task.task_id)
+                assert tracked is not None
+                first._life.table.track(dataclasses.replace(tracked, slot=False))
                 watchers: list[Awaitable[None]] = [
                     fixed_poll(c, p, task, g * scale)
                     for c, p, g in zip(fixed_clients, fixed, FIXED, strict=True)

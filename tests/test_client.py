@@ -110,7 +110,7 @@ def test_options_default_to_the_config_class_defaults() -> None:
 def test_both_clients_take_exactly_the_config_options() -> None:
     fields = {f.name for f in dataclasses.fields(ClientConfig)} - {"base_url", "api_key"}
     assert set(ConfigOptions.__annotations__) == fields
-    own = {"transport", "history", "budget", "durations", "pacing"}
+    own = {"transport", "history", "budget", "durations", "pacing", "keep"}
     assert set(ClientOptions.__annotations__) == fields | own
     keywords = {
         name for name, p in inspect.signature(AsyncClient).parameters.items()

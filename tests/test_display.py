@@ -13,15 +13,9 @@ import pandas as pd
 import pytest
 
 from genlab import display, report
-from genlab.client import (
-    Outcome,
-    Reused,
-    ReusedRecord,
-    SubmitEntry,
-    Task,
-    TaskRecord,
-    extension_for,
-)
+from genlab.client import Outcome, ReusedRecord, Task, TaskRecord
+from genlab.client._media import extension_for
+from genlab.client.journal import Reused, SubmitEntry
 from genlab.history import DisplayFrame, History
 from genlab.media import SNIFF_BYTES, sniff
 from genlab.report import summary_html

@@ -106,8 +106,8 @@ def test_a_video_keeps_its_cover_and_the_history_stores_the_urls(
 ) -> None:
     history = History(tmp_path / "history.sqlite")
     try:
-        with genlab.Client(client_server.base_url, client_key, history=history,
-                           **client_options) as client:
+        with genlab.Client(client_server.base_url, client_key, history=history, keep=False,
+                           **client_options) as client:  # only the copies below are saved
             record = client.generate(VIDEO)
             urls = client.download(record, s3.url("team/videos"))
         assert [u for u in urls if isinstance(u, Path)] == []

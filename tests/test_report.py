@@ -34,7 +34,9 @@ def client(
     server: emulator.EmulatorHandle, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[genlab.Client]:
     h = History(tmp_path_factory.mktemp("history") / "history.sqlite")
-    with genlab.Client(server.base_url, KEY, history=h, poll_scale=0.02, wait_timeout=60) as c:
+    # keep=False: the journal below mixes saved and unsaved results on purpose
+    with genlab.Client(server.base_url, KEY, history=h, poll_scale=0.02, wait_timeout=60,
+                       keep=False) as c:
         yield c
     h.close()
 

@@ -163,3 +163,30 @@ def test_videos_are_embedded_as_display_size_previews(tmp_path: Path) -> None:
 @pytest.mark.parametrize("data", [b"", b"\x00\x00\x00 ftypisom" + bytes(100)])
 def test_an_unreadable_video_is_embedded_as_it_is(data: bytes) -> None:
     assert report.video_preview(data) == data
+
+
+def _png_declaring(width: int, height: int) -> bytes:
+    """A few-hundred-byte PNG whose header declares ``width`` x ``height`` (a bitmap bomb)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(
+            ">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+            + chunk(b"IDAT", zlib.compress(b"\x00" * 64)) + chunk(b"IEND", b""))
+
+
+@pytest.mark.parametrize("size", [(40_000, 40_000), (8_000, 8_000)])
+def test_an_image_declaring_a_huge_bitmap_is_never_embedded(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    from genlab import report
+
+    bomb = tmp_path / "t1.png"
+    bomb.write_bytes(_png_declaring(*size))
+    page = report.media_html([bomb])
+    assert "<img" not in page and "data:image" not in page
+    assert "too large for a browser to decode here" in page

@@ -128,7 +128,8 @@ def test_a_result_whose_links_expired_and_was_never_saved_is_not_reused(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     history = History(history_location)
-    with _client(client_server, client_options, history=history) as client:
+    # keep=False: this client never saves what succeeds (the default keeps it)
+    with _client(client_server, client_options, history=history, keep=False) as client:
         first = client.generate(PRICED, reuse=True)
         _expire_links(history, first.task_id)
         with caplog.at_level(logging.INFO, logger="genlab"):

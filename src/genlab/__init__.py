@@ -9,6 +9,7 @@ Example:
 from __future__ import annotations
 
 import importlib
+import sys
 import typing
 from typing import Any
 
@@ -35,6 +36,7 @@ from genlab._errors import (
     TaskTimeoutError,
     UnreadableResponseError,
 )
+from genlab._inspect import Inspection, inspect
 from genlab._version import __version__ as __version__
 from genlab._wire import TaskError
 from genlab.catalog import CATALOG, GenerationRequest, Mode, estimate_credits, validate
@@ -72,6 +74,29 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 
+def _record_html(record: TaskRecord) -> str | None:
+    if record._shown_live:  # the wait's live line became this card already: once is enough
+        record._shown_live = False
+        return None
+    from genlab.report import record_html  # loaded at the first record shown in a cell
+
+    return record_html(record)
+
+
+def _show_records_in_notebooks() -> None:
+    """In IPython, a task record in a cell shows its kept media, prompt and settings (one
+    card, :func:`genlab.report.record_html`); scripts never load the report for it."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None:
+        return
+    formatter = shell.display_formatter.formatters["text/html"]
+    formatter.for_type_by_name("genlab._wire", "TaskRecord", _record_html)
+
+
+_show_records_in_notebooks()
+
+
 __all__ = [
     "APIConnectionError",
     "APIError",
@@ -89,6 +114,7 @@ __all__ = [
     "GenlabError",
     "History",
     "ImageResult",
+    "Inspection",
     "InvalidParameterError",
     "InvalidPromptError",
     "MediaError",
@@ -110,6 +136,7 @@ __all__ = [
     "compare",
     "connect",
     "estimate_credits",
+    "inspect",
     "leaderboard",
     "rate",
     "studio",

@@ -8,7 +8,7 @@ import secrets
 import threading
 from typing import TYPE_CHECKING, Unpack
 
-from genlab.client import API_KEY_ENV, BASE_URL_ENV, Client, ConfigOptions
+from genlab.client import API_KEY_ENV, BASE_URL_ENV, Budget, Client, ConfigOptions
 from genlab.client.journal import TaskJournal
 
 if TYPE_CHECKING:
@@ -41,6 +41,8 @@ def connect(
     api_key: str | None = None,
     *,
     history: History | TaskJournal | bool = True,
+    budget: Budget | None = None,
+    keep: bool | str | os.PathLike[str] = True,
     time_scale: float = 0.1,
     **options: Unpack[ConfigOptions],
 ) -> Client:
@@ -56,6 +58,10 @@ def connect(
         history: ``True`` for the default :class:`genlab.History` (``.genlab/history.sqlite``
             or ``$GENLAB_HISTORY``), a History or journal of your own, or ``False`` for an
             in-memory journal.
+        budget: a :class:`genlab.Budget`: credit caps no submit can cross.
+        keep: keep every result the moment it succeeds, in the media store (``True``: beside
+            the history, or ``GENLAB_MEDIA``), in a folder or URL of your own, or not at all
+            (``False``).
         time_scale: speed of the embedded emulator (0.1: a 5 s video takes about 3 s).
         **options: passed to :class:`genlab.Client` (timeouts, retries, polling); see
             :class:`genlab.client.ClientConfig`.
@@ -70,9 +76,11 @@ def connect(
     journal = _journal(history)
     url = base_url or os.environ.get(BASE_URL_ENV)
     if url:
-        return Client(url, api_key or os.environ.get(API_KEY_ENV), history=journal, **options)
+        return Client(url, api_key or os.environ.get(API_KEY_ENV), history=journal,
+                      budget=budget, keep=keep, **options)
     handle = embedded_emulator(time_scale)
-    client = Client(handle.base_url, handle.api_key, history=journal, **options)
+    client = Client(handle.base_url, handle.api_key, history=journal, budget=budget, keep=keep,
+                    **options)
     client.supports_uploads = True  # the emulator has POST /v1/uploads
     print(
         f"genlab: {BASE_URL_ENV} is not set; using the embedded emulator at {handle.base_url} "

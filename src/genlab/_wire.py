@@ -27,7 +27,15 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    field_validator,
+    model_validator,
+)
 
 from genlab.display import ERROR, card
 
@@ -258,6 +266,10 @@ class TaskRecord(_Wire):
     error: TaskError | None = None
     request_id: str | None = None
     kind: Kind | None = None
+    kept: tuple[str, ...] = Field(default=(), exclude=True, repr=False)
+    """Where the client kept this result's files (local paths or storage URLs: media first,
+    the JSON sidecar last); empty when it was not kept. Not part of the wire format."""
+    _shown_live: bool = PrivateAttr(default=False)  # its card already replaced a live line
 
     @field_validator("status", mode="before")
     @classmethod

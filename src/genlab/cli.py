@@ -14,6 +14,7 @@ import uvicorn
 
 from genlab.emulator import (
     DEFAULT_API_KEY,
+    KEEP_ALIVE,
     PROFILES,
     FaultConfig,
     ProfileApp,
@@ -65,7 +66,8 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"  media are served from {media_origin}", flush=True)
     print(f"  export GENLAB_BASE_URL={base_url}", flush=True)
     print("  export GENLAB_API_KEY=<the key given with --api-key or GENLAB_API_KEY>", flush=True)
-    config = uvicorn.Config(served, log_level=args.log_level, access_log=False)
+    config = uvicorn.Config(served, log_level=args.log_level, access_log=False,
+                            timeout_keep_alive=KEEP_ALIVE)
     # uvicorn shuts down gracefully on SIGINT and SIGTERM, then raises the signal again with
     # the handler found before it started; this one turns SIGTERM into an exception, so the
     # cleanup below runs instead of the default handler ending the process on the spot.

@@ -397,3 +397,85 @@ def test_nothing_was_written_into_the_users_home(lab: str) -> None:
         if path.is_file() and path.stat().st_mtime >= STARTED
     ]
     assert touched == []
+
+
+RESULTS_NOTEBOOK = "results-check.ipynb"
+
+
+def _results_notebook() -> str:
+    """generate() in cells: a video (its live line, then its card) and an image."""
+    import nbformat
+
+    cells = [
+        "import genlab\nclient = genlab.connect()",
+        'client.generate(model="video-a", prompt="a red kite over <b>dunes</b>", duration=4,'
+        ' resolution="480P")',
+        'client.generate(model="image-b", prompt="a lighthouse at dusk")',
+    ]
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell(c) for c in cells],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}},
+    )
+    return str(nbformat.writes(notebook))
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_a_record_in_a_cell_shows_its_media_and_survives_a_reload(lab: str, theme: str) -> None:
+    from playwright.sync_api import sync_playwright
+
+    _set_theme(theme)
+    tag = "dark" if "Dark" in theme else "light"
+    (BUILD / "notebooks" / RESULTS_NOTEBOOK).write_text(_results_notebook())
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, headless=True, env=_browser_env(),
+            args=["--headless", "--no-sandbox", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--disable-gpu"],
+        )
+        page = browser.new_page(viewport={"width": 1024, "height": 900})
+        page.set_default_timeout(60_000)
+        try:
+            page.goto(f"{lab}/lab/tree/{RESULTS_NOTEBOOK}")
+            page.wait_for_selector(".jp-Notebook", state="visible")
+            page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(state="visible")
+            page.get_by_role("menuitem", name="Run", exact=True).click()
+            page.get_by_text("Run All Cells", exact=True).click()
+            # While the video's task runs: one live line with its task id and status.
+            live = page.locator(".genlab-live").first
+            live.wait_for(state="visible", timeout=120_000)
+            said = live.inner_text()
+            assert "video-a · task " in said and "⏳" in said
+            page.screenshot(path=str(BUILD / f"10-live-line-{tag}.png"))
+            # Then the line has become the card: a playable video with its poster, an image.
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('.genlab-record video')]"
+                ".some(v => v.readyState >= 2 && v.poster.startsWith('data:image/jpeg'))",
+                timeout=180_000,
+            )
+            page.wait_for_selector(".genlab-record img[src^='data:image/']", timeout=180_000)
+            assert page.locator(".genlab-live").count() == 0
+            assert "a red kite over <b>dunes</b>" in page.locator(".genlab-record").first \
+                .inner_text()  # the prompt, shown as text
+            page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(state="visible")
+            page.screenshot(path=str(BUILD / f"11-record-cards-{tag}.png"), full_page=True)
+            # Saved and opened again without running anything: the cards are still there.
+            page.keyboard.press("Control+s")
+            page.wait_for_timeout(1500)
+            page.reload()
+            page.wait_for_selector(".jp-Notebook", state="visible")
+            page.wait_for_selector(".genlab-record video[poster^='data:image/jpeg']",
+                                   state="attached")
+            page.wait_for_selector(".genlab-record img[src^='data:image/']", state="visible")
+            shown = page.evaluate(
+                "() => { const v = document.querySelector('.genlab-record video');"
+                " v.scrollIntoView(); const r = v.getBoundingClientRect();"
+                " return {w: r.width, h: r.height}; }"
+            )
+            assert shown["w"] > 100 and shown["h"] > 50
+            page.screenshot(path=str(BUILD / f"12-after-reload-{tag}.png"), full_page=True)
+        except BaseException:
+            page.screenshot(path=str(BUILD / f"failure-results-{tag}.png"), full_page=True)
+            raise
+        finally:
+            browser.close()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import logging
 import os
 from collections.abc import Callable, Iterable, Mapping
@@ -19,7 +20,7 @@ from typing import Any, Unpack
 
 import httpx
 
-from genlab._errors import ConfigurationError, MediaError
+from genlab._errors import ConfigurationError, MediaError, TaskFailedError
 from genlab._wire import KINDS
 from genlab.catalog import RequestBase
 from genlab.client._batch import run_many
@@ -27,7 +28,8 @@ from genlab.client._config import ClientConfig, ConfigOptions, resolve_config
 from genlab.client._durations import DurationModel
 from genlab.client._lifecycle import WAIT_SETTLE, Generations
 from genlab.client._limits import Budget, Purse
-from genlab.client._media import MAX_MEDIA_BYTES, download_task, fetch_media
+from genlab.client._live import LiveLine, in_notebook
+from genlab.client._media import MAX_MEDIA_BYTES, download_task, fetch_media, where_to_keep
 from genlab.client._pacing import ForecastPacing, Pacing
 from genlab.client._prepare import prepare
 from genlab.client._reuse import PastResult, Reuse, ReusedRecord
@@ -44,7 +46,7 @@ from genlab.client._types import (
 )
 from genlab.client._uploads import FileLike, digest_of, inline_reference, upload
 from genlab.client.journal import DurationSample, JournalWriter, MemoryJournal, TaskJournal
-from genlab.media import copy_media, media_location
+from genlab.media import copy_media, is_remote, media_location
 
 logger = logging.getLogger("genlab")
 
@@ -61,6 +63,7 @@ class ClientOptions(ConfigOptions, total=False):
     budget: Budget | None
     durations: DurationSource | None
     pacing: Pacing | None
+    keep: bool | str | os.PathLike[str] | None
 
 
 class AsyncClient:
@@ -78,6 +81,12 @@ class AsyncClient:
             ``duration_samples`` when it has them, as :class:`genlab.History` does).
         pacing: how polls are timed (default: a forecast of each task's duration;
             ``FixedPacing(1.0)`` polls every second).
+        keep: keep what succeeds, the moment it succeeds, in a media store: a folder or an
+            fsspec URL, ``True`` for the default store (``GENLAB_MEDIA``, else ``media/``
+            beside the history's file, else ``.genlab/media``), or ``False``. By default a
+            client with a durable history (``genlab.History``) keeps; one without does not.
+            Each result's files then survive expired links and kernel restarts; the record's
+            ``kept`` lists them.
         **options: ``timeout``, ``max_retries``, ``wait_timeout`` (the default deadline of
             :meth:`wait`), ``poll_scale``, ``retry_wait_initial``, ``retry_wait_max``,
             ``retry_after_max``, ``max_connections`` and ``not_found_grace``; each is
@@ -102,6 +111,7 @@ class AsyncClient:
         budget: Budget | None = None,
         durations: DurationSource | None = None,
         pacing: Pacing | None = None,
+        keep: bool | str | os.PathLike[str] | None = None,
         **options: Unpack[ConfigOptions],
     ) -> None:
         config = resolve_config(base_url, api_key, **options)
@@ -122,6 +132,9 @@ class AsyncClient:
             reuse=Reuse(self.history, writer, self._http),
             durations=self.durations,
             pacing=pacing or ForecastPacing(self.durations.predict, scale=config.poll_scale),
+            keep_in=where_to_keep(
+                keep, self.history, durable=not isinstance(self.history, MemoryJournal)
+            ),
         )
         self._supports_uploads = False
 
@@ -214,6 +227,7 @@ class AsyncClient:
         timeout: float | None = None,
         on_update: OnUpdate | None = None,
         raise_on_failure: bool = True,
+        progress: bool = True,
     ) -> TaskRecord:
         """Poll until the task succeeds or fails, within an overall deadline.
 
@@ -229,6 +243,8 @@ class AsyncClient:
                 May be a coroutine function. An exception it raises ends the wait (the task
                 keeps running).
             raise_on_failure: with False a failed task's record is returned instead.
+            progress: in a notebook, show one live line (task id, status, time waited, the
+                expected finish) that turns into the result's card; ``False``: nothing.
 
         Raises:
             TaskFailedError: the task failed (``.record`` holds it).
@@ -244,9 +260,32 @@ class AsyncClient:
             record = await client.wait(task, timeout=600, on_update=print)
         """
         task_id, kind = self._resolve(task, None)
-        return await self._life.wait(
-            task_id, kind, timeout=timeout, on_update=on_update, raise_on_failure=raise_on_failure
-        )
+        model = task.model if isinstance(task, Task | TaskRecord) else ""
+        if not (progress and in_notebook()):
+            return await self._life.wait(
+                task_id, kind, timeout=timeout, on_update=on_update,
+                raise_on_failure=raise_on_failure,
+            )
+        line = LiveLine(task_id, model, expected=self._life.expected(task_id, model, kind))
+
+        async def seen(record: TaskRecord) -> None:  # on this loop: the cell's own thread
+            line.seen(record)
+            line.update()
+            if on_update is not None and inspect.isawaitable(outcome := on_update(record)):
+                await outcome
+
+        try:
+            record = await self._life.wait(
+                task_id, kind, timeout=timeout, on_update=seen, raise_on_failure=raise_on_failure
+            )
+        except TaskFailedError as failed:
+            line.finish(failed.record)
+            raise
+        except BaseException:
+            line.finish(None)
+            raise
+        line.finish(record)
+        return record
 
     async def generate(
         self,
@@ -257,6 +296,7 @@ class AsyncClient:
         on_update: OnUpdate | None = None,
         raise_on_failure: bool = True,
         reuse: bool | None = None,
+        progress: bool = True,
         **fields: Any,
     ) -> TaskRecord:
         """Submit and wait: the arguments of :meth:`submit`, plus those of :meth:`wait`.
@@ -270,7 +310,8 @@ class AsyncClient:
         """
         task = await self.submit(request_or_body, reuse=reuse, **fields)
         return await self.wait(
-            task, timeout=timeout, on_update=on_update, raise_on_failure=raise_on_failure
+            task, timeout=timeout, on_update=on_update, raise_on_failure=raise_on_failure,
+            progress=progress,
         )
 
     async def reroll(
@@ -367,6 +408,9 @@ class AsyncClient:
         ``storage_options`` go to fsspec as they are (credentials otherwise come from the
         backend's usual environment, e.g. ``AWS_PROFILE``).
 
+        A result the client kept (see ``keep``) is served from the media store: without a
+        ``directory`` its kept files are returned as they are; with one they are copied.
+
         Returns where each file went (media first, the sidecar last): a :class:`~pathlib.Path`
         for a local folder, a URL string (``"s3://bucket/prefix/t1.mp4"``) for a remote one;
         :func:`genlab.media.read_media` reads either back. A reused record whose files were
@@ -383,11 +427,17 @@ class AsyncClient:
             paths = await client.download(record, "outputs")
             urls = await client.download(record, "s3://team-media/runs/")
         """
+        kept: tuple[Path | str, ...] = ()
         if isinstance(record, ReusedRecord) and record.reused.paths:
+            kept = record.reused.paths
+        elif isinstance(record, TaskRecord) and record.kept:
+            kept = tuple(p if is_remote(p) else Path(p) for p in record.kept)
+        if kept:
+            if directory is None and all(isinstance(p, str) or p.is_file() for p in kept):
+                return list(kept)  # served as kept
             try:
                 return await asyncio.to_thread(
-                    copy_media, record.reused.paths, media_location(directory),
-                    storage_options=storage_options,
+                    copy_media, kept, media_location(directory), storage_options=storage_options,
                 )
             except (MediaError, FileNotFoundError) as exc:  # a saved copy is gone: fetch again
                 logger.info("genlab: %s; downloading the results again", exc)

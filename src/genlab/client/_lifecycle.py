@@ -21,9 +21,14 @@ A wait then goes:
 8. **poll**: the task's record is read on its pacer's schedule (see
    :mod:`genlab.client._pacing`), each new status journaled once, network trouble and
    unreadable answers tolerated until the deadline;
-9. **finish**: a final record teaches the durations, ends in-flight joining, and the task is
-   handed over: its entry leaves the table, so a long session keeps no request it no longer
-   needs (the journal keeps what is to be kept).
+9. **verify**: a record is taken only when it is the asked task's, readable, and (when it
+   succeeded) lists its media (:mod:`genlab.client._tracking`);
+10. **keep**: a success's media are saved in the media store *before* the success is
+    journaled (so a crash in between leaves a task ``resume`` keeps), with the JSON sidecar;
+    the record's ``kept`` lists the files;
+11. **finish**: a final record teaches the durations, frees its concurrency slot, ends
+    in-flight joining, and the task is handed over: its entry leaves the table, so a long
+    session keeps no request it no longer needs (the journal keeps what is to be kept).
 """
 
 from __future__ import annotations
@@ -39,7 +44,9 @@ from typing import Any, cast
 
 from genlab._errors import (
     APIConnectionError,
+    ConfigurationError,
     GenlabError,
+    MediaError,
     NotFoundError,
     QuotaExceededError,
     RateLimitError,
@@ -53,6 +60,7 @@ from genlab.catalog import RequestBase
 from genlab.client._config import ClientConfig
 from genlab.client._durations import DurationModel, DurationSample
 from genlab.client._limits import Purse, Slots, says_concurrency
+from genlab.client._media import download_task
 from genlab.client._pacing import Pacer, Pacing, Work
 from genlab.client._reuse import Reuse, ReusedTask, reused_record
 from genlab.client._tracking import (
@@ -69,6 +77,7 @@ from genlab.client._tracking import (
 from genlab.client._transport import Http
 from genlab.client._types import Kind, OnUpdate, Task, TaskRecord, task_path
 from genlab.client.journal import JournalWriter, Reused, SubmitEntry, TaskJournal
+from genlab.media import Location, media_name, provenance_for, stamp_file
 
 logger = logging.getLogger("genlab")
 
@@ -85,9 +94,11 @@ class Generations:
     def __init__(
         self, config: ClientConfig, http: Http, journal: TaskJournal, writer: JournalWriter,
         purse: Purse, reuse: Reuse, durations: DurationModel, pacing: Pacing,
+        keep_in: Location | None = None,
     ) -> None:
         self.config, self.http, self.journal, self.writer = config, http, journal, writer
         self.purse, self.reuse, self.durations, self.pacing = purse, reuse, durations, pacing
+        self.keep_in = keep_in  # the media store: results are kept there as they succeed
         self.table = TaskTable()
         self.slots = Slots()
 
@@ -186,9 +197,10 @@ class Generations:
         writer.record("submit_accepted", _accepted(journal), entry_id, task)
         await writer.settle(ACCEPT_SETTLE)
         logger.info("genlab: submitted %s task %s", entry.model, task.task_id)
-        forgotten = self.table.track(  # 7. track
-            Tracked(task.task_id, kind, work, started, entry.body, address, slot=True)
-        )
+        forgotten = self.table.track(Tracked(  # 7. track
+            task.task_id, kind, work, started, entry.body, address, slot=True,
+            request=work if isinstance(work, RequestBase) else None, content=entry.address,
+        ))
         if forgotten is not None and forgotten.slot:
             self.slots.release()
         return task
@@ -257,7 +269,7 @@ class Generations:
             raise unreadable_at_deadline(task_id, limit, here.unreadable) from exc
         finally:
             await self.writer.settle(WAIT_SETTLE)
-        self._let_go(task_id)  # 9. handed over: the table lets it go
+        self._let_go(task_id)  # 11. handed over: the table lets it go
         if record.failed and raise_on_failure:
             raise TaskFailedError(
                 f"task {task_id} ({record.model}) failed: {record.error or 'no reason given'}",
@@ -282,6 +294,8 @@ class Generations:
                         pacer = self.pacing.pacer(here.work, batch=batch)  # type: ignore[arg-type]
                     if fresh is not None:
                         record = fresh
+                        if record.succeeded and self.keep_in is not None:
+                            record = await self._keep(here, record)  # 10. before it is told
                         if record.status != last_status:
                             last_status = record.status
                             self._status_changed(record)
@@ -295,6 +309,33 @@ class Generations:
             if not deadline.expired():
                 raise  # not our deadline: someone else's timeout, let it through
             raise timed_out(here.task_id, limit, last_status) from None
+
+    async def _keep(self, here: Tracked, record: TaskRecord) -> TaskRecord:
+        """Save a succeeded task's media (covers, last frames and a JSON sidecar too) in the
+        media store before its success is journaled, so a crash in between leaves a task
+        that ``resume`` waits for and keeps again. Each fetch is retried where safe and an
+        expired link is fetched afresh once; a save that still fails never loses the task:
+        its row keeps no files, and ``client.download(record)`` fetches them later."""
+        assert self.keep_in is not None
+        body = here.body
+
+        async def refetch() -> TaskRecord:
+            return (await self.read(record.task_id, record.kind))[0]
+
+        try:
+            record, paths = await download_task(
+                self.http, record, self.keep_in, body, refetch, None
+            )
+        except (MediaError, ConfigurationError, OSError) as exc:
+            logger.warning(
+                "genlab: task %s succeeded, but its media could not be kept (%s); its id is "
+                "in the history, and client.download(record) fetches them while the links "
+                "live", record.task_id, exc,
+            )
+            return record
+        await asyncio.to_thread(_stamp, here, record, paths)
+        self.writer.record("results_saved", self.journal.results_saved, record.task_id, paths)
+        return record.model_copy(update={"kept": tuple(str(p) for p in paths)})
 
     async def _poll(self, here: Tracked) -> tuple[TaskRecord | None, float | None]:
         """One read of the task's record, and the service's hint; (None, None) when the read
@@ -369,6 +410,14 @@ class Generations:
 
     # --- what the client knows of a task --------------------------------------------------
 
+    def expected(self, task_id: str, model: str = "", kind: Kind | None = None) -> float | None:
+        """Seconds from submission the task will likely take (the forecast's median)."""
+        tracked = self.table.get(task_id)
+        work = tracked.work if tracked is not None else Work(model, kind)
+        if isinstance(work, RequestBase):
+            work = Work.of_request(work)
+        return self.durations.predict(work).median if work.model else None
+
     def request_of(self, task_id: str) -> dict[str, Any] | None:
         """The body sent for ``task_id`` while it is tracked, else as the journal keeps it."""
         tracked = self.table.get(task_id)
@@ -386,6 +435,25 @@ def _elapsed(started: float | None, record: TaskRecord | None, began: float) -> 
     if record is not None and record.created_at is not None:
         return max(0.0, (datetime.now(UTC) - record.created_at).total_seconds())
     return time.monotonic() - began
+
+
+def _stamp(here: Tracked, record: TaskRecord, paths: list[Location]) -> None:
+    """Write the request that made them into the kept files themselves (PNG text chunk,
+    MP4/MOV box, JPEG comment, WebP XMP): a copied or renamed file still says what it is.
+    A file that cannot carry it keeps its sidecar only; a failure never loses the result."""
+    what = here.request if here.request is not None else here.body
+    if what is None:
+        return
+    facts = provenance_for(what, task_id=record.task_id, address=here.content,
+                           completed_at=record.completed_at)
+    for place in paths[:-1]:  # media, covers, last frames; the sidecar is last
+        role = "cover" if "_cover" in media_name(place) else (
+            "last frame" if "_last_frame" in media_name(place) else "result")
+        try:
+            stamp_file(place, {**facts, "role": role})
+        except (OSError, ValueError) as exc:
+            logger.warning("genlab: could not write provenance into %s: %s",
+                           media_name(place), exc)
 
 
 def _accepted(journal: TaskJournal) -> Callable[[str, Task], None]:

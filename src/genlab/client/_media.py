@@ -50,7 +50,15 @@ from genlab._errors import (
 from genlab.client._transport import MAX_REDIRECTS, Http
 from genlab.client._types import TaskRecord, VideoResult
 from genlab.client._uploads import safe_filename
-from genlab.media import SNIFF_BYTES, Location, media_location, shown_url, sniff, store_files
+from genlab.media import (
+    MEDIA_ENV,
+    SNIFF_BYTES,
+    Location,
+    media_location,
+    shown_url,
+    sniff,
+    store_files,
+)
 
 T = TypeVar("T")
 
@@ -352,3 +360,35 @@ async def _fetch(http: Http, url: str, target_stem: Path, default_ext: str) -> P
     part.replace(final)  # the final name appears only once the file is complete
     logger.debug("genlab: saved %s", final)
     return final
+
+
+KEPT_FOLDER = "media"
+"""The media store's folder name beside a history (``.genlab/media`` by default)."""
+
+
+def where_to_keep(
+    keep: bool | str | os.PathLike[str] | None, journal: object, durable: bool
+) -> Location | None:
+    """Where a client keeps what succeeds, or None when it keeps nothing.
+
+    ``keep``: a folder or fsspec URL; ``True`` for the default store; ``False`` for none;
+    ``None`` (the default) keeps when the client writes a durable history (``durable``).
+    The default store is ``GENLAB_MEDIA``, else ``media/`` beside a SQLite history's file,
+    else ``.genlab/media`` (a PostgreSQL history: set ``GENLAB_MEDIA`` to a team's bucket).
+
+    Example:
+        >>> where_to_keep(False, None, durable=True) is None
+        True
+        >>> where_to_keep("s3://team/kept", None, durable=False)
+        's3://team/kept'
+    """
+    if keep is False or (keep is None and not durable):
+        return None
+    if keep is not None and keep is not True:
+        return media_location(keep)
+    if os.environ.get(MEDIA_ENV, "").strip():
+        return media_location(None)
+    place = getattr(journal, "path", None)  # a SQLite history's file: its store beside it
+    if isinstance(place, Path) and place.suffix and not place.is_dir():
+        return place.parent / KEPT_FOLDER
+    return Path(".genlab") / KEPT_FOLDER

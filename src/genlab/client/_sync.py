@@ -30,10 +30,12 @@ import weakref
 from collections.abc import Callable, Coroutine, Iterable
 from typing import Any, Concatenate, ParamSpec, TypeVar, Unpack
 
+from genlab._errors import TaskFailedError
 from genlab.catalog import RequestBase
 from genlab.client._async import AsyncClient, ClientOptions
 from genlab.client._config import ClientConfig
 from genlab.client._limits import Budget
+from genlab.client._live import LiveLine, in_notebook
 from genlab.client._types import OnUpdate, RequestLike, Task, TaskRecord, TaskRef
 from genlab.client.journal import TaskJournal
 
@@ -83,12 +85,14 @@ class Runner:
     def running(self) -> bool:
         return self.thread.is_alive() and not self.loop.is_closed()
 
-    def start(self, make: Make[T]) -> concurrent.futures.Future[T]:
-        """Run ``make()`` on the runner loop; return a future at once.
+    def start(
+        self, make: Make[T], future: concurrent.futures.Future[T] | None = None
+    ) -> concurrent.futures.Future[T]:
+        """Run ``make()`` on the runner loop; return a future (``future``, when given) at once.
 
         The coroutine is created there: if the runner stops first, none exists to leak.
         """
-        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        future = future if future is not None else concurrent.futures.Future()
 
         def begin() -> None:
             if future.cancelled():
@@ -120,11 +124,16 @@ class Runner:
             raise RuntimeError(CLOSED) from None
         return future
 
-    def run(self, make: Make[T], *, interrupted_note: str | None = None) -> T:
-        """Run ``make()`` on the runner loop and block until it finishes.
+    def run(
+        self, make: Make[T], *, interrupted_note: str | None = None,
+        tick: Callable[[], object] | None = None,
+    ) -> T:
+        """Run ``make()`` on the runner loop and block until it finishes; ``tick`` runs on
+        the calling thread each time it wakes (a live line's redraw).
 
         On ``KeyboardInterrupt`` the coroutine is cancelled (and given a moment to record its
-        state) before the interrupt is re-raised, with ``interrupted_note`` added to it.
+        state) before the interrupt is raised again, as :class:`Interrupted` carrying
+        ``interrupted_note``: a notebook shows that one line, not a traceback.
         """
         if threading.current_thread() is self.thread:
             raise RuntimeError(
@@ -132,12 +141,15 @@ class Runner:
                 "thread (e.g. inside on_update); use the AsyncClient there, or the *_future "
                 "methods"
             )
-        future = self.start(make)
-        try:
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        try:  # an interrupt may come as soon as the call starts: it is ours to cancel
+            self.start(make, future)
             while True:
                 try:
                     return future.result(timeout=_WAKE)
                 except concurrent.futures.TimeoutError:
+                    if tick is not None:
+                        tick()
                     if not self.running and not future.done():
                         future.cancel()  # stopped before the call began: it never will
                         raise RuntimeError(CLOSED) from None
@@ -147,10 +159,10 @@ class Runner:
                 future.exception(timeout=5.0)
             except (concurrent.futures.CancelledError, concurrent.futures.TimeoutError):
                 pass
-            if interrupted_note:
-                interrupt.add_note(interrupted_note)
-                logger.warning("genlab: interrupted; %s", interrupted_note)
-            raise
+            if not interrupted_note:
+                raise
+            logger.warning("genlab: interrupted; %s", interrupted_note)
+            raise Interrupted(interrupted_note) from interrupt
 
     def stop(self, timeout: float = 5.0) -> None:
         """Cancel what still runs, stop the loop and join the thread. Idempotent."""
@@ -168,6 +180,19 @@ class Runner:
         with contextlib.suppress(RuntimeError):  # closed meanwhile
             self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(timeout)
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C (or the notebook's stop button) while a call waited: the note says what was
+    left behind, e.g. the task id and how to resume. IPython shows only that line."""
+
+    def __init__(self, note: str) -> None:
+        super().__init__(note)
+        self.note = note
+        self.add_note(note)
+
+    def _render_traceback_(self) -> list[str]:  # IPython's hook for a short report
+        return [f"genlab: stopped waiting; {self.note}"]
 
 
 def _settle(future: concurrent.futures.Future[T], task: asyncio.Task[T]) -> None:
@@ -325,7 +350,6 @@ class Client:
 
     submit = blocking(AsyncClient.submit, lambda *a, **k: MAY_HAVE_SENT)
     get = blocking(AsyncClient.get)
-    wait = blocking(AsyncClient.wait, _resume_note)
     reroll = blocking(AsyncClient.reroll, lambda *a, **k: MAY_HAVE_SENT)
     map = blocking(
         AsyncClient.map,
@@ -339,6 +363,50 @@ class Client:
     generate_future = in_background(AsyncClient.generate)
     wait_future = in_background(AsyncClient.wait)
 
+    def wait(
+        self,
+        task: TaskRef,
+        *,
+        timeout: float | None = None,
+        on_update: OnUpdate | None = None,
+        raise_on_failure: bool = True,
+        progress: bool = True,
+    ) -> TaskRecord:
+        """Poll until the task ends; see :meth:`AsyncClient.wait`. In a notebook one live
+        line shows while it waits and turns into the result's card (``progress=False``: not).
+
+        Ctrl-C stops waiting (not the task) with one line naming the task id and how to
+        resume (``client.wait(task_id)``).
+        """
+        task_id = task if isinstance(task, str) else task.task_id
+        model = "" if isinstance(task, str) else task.model
+        kind = None if isinstance(task, str) else task.kind
+        line = LiveLine(task_id, model, expected=self._async._life.expected(task_id, model, kind)
+                        ) if progress and in_notebook() else None
+
+        def seen(record: TaskRecord) -> object:
+            if line is not None:
+                line.seen(record)
+            return on_update(record) if on_update is not None else None
+
+        try:
+            record: TaskRecord = self._runner.run(
+                lambda: self._async.wait(task, timeout=timeout, on_update=seen,
+                                         raise_on_failure=raise_on_failure, progress=False),
+                interrupted_note=_resume_note(task), tick=line.update if line else None,
+            )
+        except TaskFailedError as failed:
+            if line is not None:
+                line.finish(failed.record)
+            raise
+        except BaseException:
+            if line is not None:
+                line.finish(None)
+            raise
+        if line is not None:
+            line.finish(record)
+        return record
+
     def generate(
         self,
         request_or_body: RequestLike | None = None,
@@ -348,9 +416,11 @@ class Client:
         on_update: OnUpdate | None = None,
         raise_on_failure: bool = True,
         reuse: bool | None = None,
+        progress: bool = True,
         **fields: Any,
     ) -> TaskRecord:
-        """Submit and wait; see :meth:`AsyncClient.generate` (and its ``reuse``).
+        """Submit and wait; see :meth:`AsyncClient.generate` (and its ``reuse``). In a
+        notebook the wait shows one live line that turns into the result's card.
 
         Example:
             record = client.generate(model="video-a", prompt="a fox", duration=5)
@@ -358,7 +428,8 @@ class Client:
         # Two steps so an interrupt during the wait can name the accepted task.
         task: Task = self.submit(request_or_body, reuse=reuse, **fields)
         return self.wait(
-            task, timeout=timeout, on_update=on_update, raise_on_failure=raise_on_failure
+            task, timeout=timeout, on_update=on_update, raise_on_failure=raise_on_failure,
+            progress=progress,
         )
 
     def check_budget(self, requests: Iterable[RequestBase]) -> int:

@@ -51,6 +51,8 @@ class Tracked:
     body: dict[str, Any] | None = None  # the request as sent, for a reroll while it runs
     address: str | None = None  # its content address while identical submits may join it
     reused: TaskRecord | None = None  # an earlier result answering the submit
+    request: RequestBase | None = None  # the validated request: what kept files carry
+    content: str | None = None  # its content address, for the same
     slot: bool = False  # holds one of the client's concurrency slots until it ends
     unreadable: UnreadableResponseError | None = None  # the last answer that could not be read
     final_reads: int = 0  # reads of a final record that could not be read

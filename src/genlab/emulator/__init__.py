@@ -21,6 +21,7 @@ from genlab.emulator._profile_controls import Controls
 from genlab.emulator._profile_serve import ProfileHandle, bind_profile, start_profile
 from genlab.emulator._profiles import PROFILES, Profile, get_profile
 from genlab.emulator._server import (
+    KEEP_ALIVE,
     EmulatorApp,
     EmulatorHandle,
     check_api_key,
@@ -33,6 +34,7 @@ from genlab.emulator._state import DEFAULT_API_KEY, EmulatorState
 __all__ = [
     "Controls",
     "DEFAULT_API_KEY",
+    "KEEP_ALIVE",
     "EmulatorApp",
     "EmulatorHandle",
     "EmulatorState",

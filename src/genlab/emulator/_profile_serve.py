@@ -13,7 +13,7 @@ import uvicorn
 from genlab.emulator._profile_app import ProfileApp
 from genlab.emulator._profile_controls import Controls
 from genlab.emulator._profiles import Profile, get_profile
-from genlab.emulator._server import ServingHandle, create_app, listening_socket
+from genlab.emulator._server import KEEP_ALIVE, ServingHandle, create_app, listening_socket
 
 
 class ProfileHandle(ServingHandle):
@@ -82,7 +82,8 @@ def start_profile(
         chosen = replace(chosen, link_ttl=link_ttl)
     sockets, base_url, media_origin = bind_profile(chosen, host, port)
     app = ProfileApp(create_app(**options), chosen, media_origin=media_origin, seed=seed)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
+                            timeout_keep_alive=KEEP_ALIVE)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": sockets}, daemon=True,
                               name=f"genlab-profile-{chosen.name}")

@@ -130,6 +130,11 @@ class EmulatorApp(Shell):
         return self.fastapi.openapi()
 
 
+KEEP_ALIVE = 30
+"""Seconds the server keeps an idle connection open: longer than clients keep theirs (httpx:
+5 s), so a client never reuses a connection the server is closing (a reset under load)."""
+
+
 def listening_socket(host: str, port: int) -> socket.socket:
     """A bound socket created with IPPROTO_TCP explicitly.
 
@@ -237,7 +242,7 @@ def start(
     sock = listening_socket(host, port)
     bound_port = sock.getsockname()[1]
     config = uvicorn.Config(
-        app, log_level="warning", access_log=False, lifespan="on", timeout_keep_alive=30
+        app, log_level="warning", access_log=False, lifespan="on", timeout_keep_alive=KEEP_ALIVE
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(

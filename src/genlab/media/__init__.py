@@ -1,5 +1,6 @@
-"""Kept media: where saved files live (a folder or a bucket), reading them back, and what a
-file is from its first bytes. The client saves through it; reports and widgets read through it.
+"""Kept media: where saved files live (a folder or a bucket), reading them back, what a file
+is from its first bytes, and the provenance written inside each kept file (:func:`stamp`,
+:func:`read_provenance`). The client saves through it; reports and widgets read through it.
 
 Display-size previews (PyAV, Pillow) are in :mod:`genlab.media.preview`, which this package
 does not import: the client uses ``genlab.media`` and stays light.
@@ -14,6 +15,16 @@ Example:
 
 from __future__ import annotations
 
+from genlab.media._provenance import (
+    MAX_PROVENANCE_BYTES,
+    PROVENANCE_FORMATS,
+    PROVENANCE_SCHEMA,
+    ValidatedRequest,
+    provenance_for,
+    read_provenance,
+    stamp,
+    stamp_file,
+)
 from genlab.media._sniff import SNIFF_BYTES, Sniffed, sniff
 from genlab.media._storage import (
     MEDIA_ENV,
@@ -30,18 +41,26 @@ from genlab.media._storage import (
 )
 
 __all__ = [
+    "MAX_PROVENANCE_BYTES",
     "MEDIA_ENV",
+    "PROVENANCE_FORMATS",
+    "PROVENANCE_SCHEMA",
     "SNIFF_BYTES",
     "Location",
     "Sniffed",
+    "ValidatedRequest",
     "copy_media",
     "is_remote",
     "media_join",
     "media_location",
     "media_name",
     "media_size",
+    "provenance_for",
     "read_media",
+    "read_provenance",
     "shown_url",
     "sniff",
+    "stamp",
+    "stamp_file",
     "store_files",
 ]

@@ -62,6 +62,7 @@ from genlab.report._media import (
     embed_file,
     thumbnail,
 )
+from genlab.report._record import record_html, records_html
 from genlab.report._spend import spend_of
 from genlab.report._tiles import MEDIA_CSS, media_html, tile_html
 
@@ -95,6 +96,8 @@ __all__ = [
     "plot_summary",
     "plot_win_rates",
     "poster",
+    "record_html",
+    "records_html",
     "report_html",
     "spend_of",
     "strengths",

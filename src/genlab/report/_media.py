@@ -21,6 +21,7 @@ import json
 import logging
 import math
 import re
+import warnings
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,7 @@ from typing import Any, Literal
 from genlab._errors import GenlabError, MediaError
 from genlab.client import data_uri
 from genlab.media import media_location, media_name, media_size, read_media, sniff
-from genlab.media.preview import video_preview
+from genlab.media.preview import PREVIEW_WIDTH, poster, video_preview
 
 logger = logging.getLogger("genlab")
 
@@ -65,6 +66,7 @@ class Embed:
     tag: Literal["video", "img"] | None
     uri: str = ""
     note: str = ""
+    poster: str = ""  # a video's first frame (JPEG data URI): shown where it cannot play
 
 
 def _mime(data: bytes) -> str | None:
@@ -100,6 +102,50 @@ def thumbnail(data: bytes, width: int = THUMB_WIDTH) -> str | None:
             return data_uri(out.getvalue(), mime="image/jpeg")
     except (OSError, ValueError, Image.DecompressionBombError):
         return None
+
+
+MAX_EMBED_PIXELS = 4096 * 4096
+"""The largest bitmap an embedded image may decode to; a larger one (a PNG declaring
+40000x40000 in a few kilobytes) is never handed to the browser: a note says so instead."""
+
+
+def declared_pixels(data: bytes) -> tuple[int, int] | None:
+    """The width and height an image's header declares, read without decoding it (None when
+    it is no image Pillow reads).
+
+    Example:
+        >>> declared_pixels(b"not an image") is None
+        True
+    """
+    try:
+        from PIL import Image
+    except ImportError:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+        try:
+            with Image.open(io.BytesIO(data)) as image:
+                return image.size
+        except Image.DecompressionBombError as exc:  # beyond Pillow's own cap: read the size
+            found = re.findall(r"\d+", str(exc))
+            return (int(found[0]), 1) if found else (1 << 20, 1 << 20)
+        except (OSError, ValueError):
+            return None
+
+
+def _bitmap_note(data: bytes) -> str | None:
+    """Why an image is not embedded: it would decode to a huge bitmap (None: it may be)."""
+    size = declared_pixels(data)
+    if size is None or size[0] * size[1] <= MAX_EMBED_PIXELS:
+        return None
+    shown = f"{size[0]:,}×{size[1]:,}" if size[1] > 1 else f"{size[0]:,}"
+    return (f"image declares {shown} pixels, too large for a browser to decode here; open "
+            "the original")
+
+
+def _poster_uri(video: bytes) -> str:
+    frame = poster(video, width=PREVIEW_WIDTH)
+    return data_uri(frame, mime="image/jpeg") if frame else ""
 
 
 def saved_paths(value: Any) -> list[str]:
@@ -224,9 +270,13 @@ class MediaReader:
         if mime.startswith("video/"):
             shown = video_preview(data)
             if len(shown) <= max_bytes:
-                return Embed("video", data_uri(shown, mime=_mime(shown) or mime))
+                return Embed("video", data_uri(shown, mime=_mime(shown) or mime),
+                             poster=_poster_uri(shown))
             cover_path, cover_url = _local(paths, cover=True), _text(row.get("cover_url"))
             return _large_video(len(data), lambda: self.read(cover_path, cover_url), thumb_width)
+        huge = _bitmap_note(data)
+        if huge is not None:
+            return Embed(None, note=huge)
         thumb = thumbnail(data, thumb_width)
         if thumb is not None:
             return Embed("img", thumb)
@@ -266,8 +316,12 @@ def embed_file(
     if mime.startswith("video/"):
         shown = video_preview(data)
         if len(shown) <= max_bytes:
-            return Embed("video", data_uri(shown, mime=_mime(shown) or mime))
+            return Embed("video", data_uri(shown, mime=_mime(shown) or mime),
+                         poster=_poster_uri(shown))
         return _large_video(size, read_cover, thumb_width)
+    huge = _bitmap_note(data)
+    if huge is not None:
+        return Embed(None, note=huge)
     if len(data) <= max_bytes:
         return Embed("video" if mime.startswith("video/") else "img", data_uri(data, mime=mime))
     note = f"image is {len(data) / 1e6:.1f} MB, too large to embed"

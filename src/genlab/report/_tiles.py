@@ -76,8 +76,10 @@ def tile_html(embed: Embed, *, salt: str = "", caption: str = "", alt: str = "",
         f'<span class="genlab-shrink">&#10529; smaller</span></label>'
     )
     if embed.tag == "video":
+        # The poster shows where the front end cannot play H.264 (VS Code's, PyCharm's).
+        cover = f' poster="{embed.poster}"' if embed.poster else ""
         element = (
-            f'<video controls loop src="{embed.uri}" playsinline preload="auto"{extra}>'
+            f'<video controls loop src="{embed.uri}"{cover} playsinline preload="auto"{extra}>'
             "</video>"
         )
     else:

@@ -319,9 +319,14 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         self._finish()
 
     def _save_and_embed(self, record: TaskRecord) -> str:
-        # On a worker: the download blocks on the runner, the encoding on this thread.
-        folder = media_join(self.media_dir, safe_filename(record.task_id, "task"))
-        self.paths = self.client.download(record, folder)
+        # On a worker: the download blocks on the runner, the encoding on this thread. A
+        # result the client kept is shown from its store (it outlives the kernel); anything
+        # else is saved in the card's folder first.
+        if record.kept:
+            self.paths = [media_location(p) for p in record.kept]
+        else:
+            folder = media_join(self.media_dir, safe_filename(record.task_id, "task"))
+            self.paths = self.client.download(record, folder)
         return media_html(self.paths)
 
     def _show_media(self, markup: str) -> None:
