@@ -242,9 +242,9 @@ def test_rating_a_comparison_works_offline_and_ends_up_in_its_report(tmp_path: P
     history = History(tmp_path / "h.sqlite")
     with emulator.start(api_key=KEY, time_scale=0.02, port=0) as server:
         with genlab.Client(server.base_url, KEY, history=history, poll_scale=0.02) as client:
+            # No download_dir: a client with a durable history keeps each result itself.
             cmp = genlab.compare(client, ["a kite", "a fox"], ["image-b", "image-c", "image-d"],
-                                 {"resolution": "1K"}, download_dir=tmp_path / "media",
-                                 progress=False, quiet=True)
+                                 {"resolution": "1K"}, progress=False, quiet=True)
             billed = len(server.ledger())
     # The service is gone: rating reads the kept media and writes only to the history.
     rater = rate(cmp, seed=1)

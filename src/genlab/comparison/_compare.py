@@ -231,7 +231,9 @@ def _row(
         "width": first.width if first is not None else None,
         "height": first.height if first is not None else None,
         "media_seconds": video.duration if video is not None else None,
-        "paths": saved if isinstance(saved, list) else None,
+        # Saved by download_dir, else kept by the client when the task succeeded.
+        "paths": saved if isinstance(saved, list) else (
+            list(record.kept) if record is not None and record.kept else None),
         "tag": tag,
         "reused": isinstance(record, ReusedRecord),  # an earlier result: nothing was paid
     }

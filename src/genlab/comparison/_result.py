@@ -38,7 +38,7 @@ class Comparison:
             (succeeded, failed, invalid, timeout, uncertain, refused, error), ``error``,
             ``mode``, ``task_id``, ``credits`` (estimate), ``seconds`` (creation to
             completion), ``result_url``, ``cover_url``, ``width``, ``height``,
-            ``media_seconds``, ``paths`` (saved files), ``tag`` and ``reused`` (an earlier
+            ``media_seconds``, ``paths`` (saved or kept files), ``tag`` and ``reused`` (an earlier
             result filled the cell at zero credits; :meth:`to_html` counts its credits as
             saved).
         swept: the parameters that were swept; they are gallery columns next to the model.
