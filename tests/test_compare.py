@@ -360,7 +360,8 @@ def test_media_reach_a_comparison_only_through_its_fetch(grid: tuple[Comparison,
     cmp, _ = grid
     again = plan(["a red fox in the snow", SCRIPT], ["video-a", "image-d"],
                  {"resolution": ["480P", "512"], "duration": 3})
-    bare = Comparison(cmp.df, grid=again, records=cmp.records)  # no fetch: no HTTP of its own
+    # No fetch and no files (kept files would be read from disk): no HTTP of its own.
+    bare = Comparison(cmp.df.assign(paths=None), grid=again, records=cmp.records)
     page = bare.gallery().data
     assert "<video" not in page and "<img" not in page
     assert page.count("not saved; pass fetch=client.fetch_media") == 4

@@ -18,6 +18,7 @@ from _children import kill_after_first_line
 from genlab import emulator
 from genlab.cli import main
 from genlab.history import History, copy_history
+from genlab.history._schema import HEAD
 
 KEY = "team-history-key-3b7d"
 IMAGE = {"model": "image-d", "prompt": "a kite", "resolution": "512"}
@@ -248,7 +249,7 @@ def test_an_old_history_file_is_upgraded_without_losing_a_row(tmp_path: Path) ->
         assert df["task_id"].tolist() == ["t-old"] and df["prompt"].tolist() == ["kept"]
         assert df["total_seconds"].tolist() == [12.0] and df["user"].isna().all()
         assert history.query("SELECT version_num FROM alembic_version") == [
-            {"version_num": "0002"}]
+            {"version_num": HEAD}]
         assert history.spend()["credits"].tolist() == [160]  # the reuses table was added
         history.close()
 
@@ -336,5 +337,5 @@ def test_a_downgrade_is_refused_and_keeps_every_row(tmp_path: Path) -> None:
         with pytest.raises(RuntimeError, match="never downgraded"):
             command.downgrade(config, "base")
     assert history.df()["task_id"].tolist() == ["t-old"]
-    assert history.query("SELECT version_num FROM alembic_version") == [{"version_num": "0002"}]
+    assert history.query("SELECT version_num FROM alembic_version") == [{"version_num": HEAD}]
     history.close()

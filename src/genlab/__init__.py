@@ -46,7 +46,8 @@ from genlab.client.journal import Reused
 if typing.TYPE_CHECKING:
     from genlab.comparison import Comparison, compare
     from genlab.history import History
-    from genlab.widgets import studio
+    from genlab.report import leaderboard
+    from genlab.widgets import rate, studio
 
 # Loaded on first use (PEP 562): they bring pandas, matplotlib, tqdm and ipywidgets, which a
 # plain script using the client must not pay for.
@@ -54,6 +55,8 @@ _LAZY = {
     "Comparison": "genlab.comparison",
     "History": "genlab.history",
     "compare": "genlab.comparison",
+    "leaderboard": "genlab.report",
+    "rate": "genlab.widgets",
     "studio": "genlab.widgets",
 }
 
@@ -134,6 +137,8 @@ __all__ = [
     "connect",
     "estimate_credits",
     "inspect",
+    "leaderboard",
+    "rate",
     "studio",
     "validate",
 ]

@@ -1,4 +1,5 @@
-"""The ``genlab`` command: ``genlab serve`` runs the emulator, ``genlab demo`` the main job."""
+"""The ``genlab`` command: ``genlab serve`` runs the emulator, ``genlab demo`` the main job,
+``genlab report`` a parameterised notebook into one HTML page."""
 
 from __future__ import annotations
 
@@ -107,8 +108,34 @@ def _history_migrate(args: argparse.Namespace) -> int:
         return 2
     print(
         f"copied {copied.tasks} submission(s) with {copied.events} status event(s) and "
-        f"{copied.reuses} reuse note(s); {copied.skipped} already there"
+        f"{copied.reuses} reuse note(s), and {copied.ratings} rating(s); {copied.skipped} "
+        "already there"
     )
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    # Imported on use: papermill and nbconvert are the reports extra's, and slow to import.
+    try:
+        from genlab._runs import parameter_value, run_report
+    except ImportError as exc:
+        print(f"genlab report: {exc.name} is missing; pip install \"genlab[reports]\"",
+              file=sys.stderr)
+        return 2
+    notebook = Path(args.notebook)
+    output = Path(args.output) if args.output else Path(notebook.stem + ".html")
+    parameters = {name: parameter_value(value) for name, value in args.parameter or []}
+    try:
+        done = run_report(notebook, output, parameters, cwd=args.cwd, kernel=args.kernel,
+                          timeout=args.timeout, show_code=args.show_code, keep=args.keep)
+    except FileNotFoundError as exc:
+        print(f"genlab report: {exc}", file=sys.stderr)
+        return 2
+    if done.error is not None:
+        print(f"genlab report: the notebook stopped: {done.error}; the page shows how far "
+              f"it got: {done.html}", file=sys.stderr)
+        return 1
+    print(f"report written to {done.html}")
     return 0
 
 
@@ -193,6 +220,25 @@ def build_parser() -> argparse.ArgumentParser:
         "destination", help="where to copy it: postgresql://user@host/db, a path, ..."
     )
     migrate.set_defaults(func=_history_migrate)
+
+    report = sub.add_parser(
+        "report",
+        help="run a parameterised notebook headless and write its outputs as one HTML page",
+        description="Run NOTEBOOK (papermill: a copy, with -p values replacing the defaults "
+                    "of its cell tagged 'parameters') and export it to HTML (nbconvert). "
+                    "Values are read as JSON when they parse (5000, true, "
+                    "'[\"image-b\", \"image-d\"]'), else as text.",
+    )
+    report.add_argument("notebook", help="e.g. notebooks/reports/comparison-report.ipynb")
+    report.add_argument("-p", "--parameter", nargs=2, action="append",
+                        metavar=("NAME", "VALUE"), help="a parameter (repeat for more)")
+    report.add_argument("-o", "--output", help="the HTML file (default: NOTEBOOK's name .html)")
+    report.add_argument("--cwd", help="the folder the notebook runs in (default: this one)")
+    report.add_argument("--kernel", help="the Jupyter kernel (default: the notebook's)")
+    report.add_argument("--timeout", type=float, help="seconds a cell may take")
+    report.add_argument("--show-code", action="store_true", help="keep the code in the page")
+    report.add_argument("--keep", help="also keep the executed notebook at this path")
+    report.set_defaults(func=_report)
 
     demo = sub.add_parser("demo", help="the main job, on the embedded emulator")
     demo.add_argument("--output", default="genlab-output", help="where results are written")

@@ -17,7 +17,12 @@ Example:
 
 from __future__ import annotations
 
-from genlab.catalog._address import canonical_body, content_address, media_digest
+from genlab.catalog._address import (
+    canonical_body,
+    content_address,
+    media_digest,
+    prompt_address,
+)
 from genlab.catalog._base import RequestBase
 from genlab.catalog._dimensions import DEFAULT_DURATION, DEFAULT_FPS
 from genlab.catalog._forms import (
@@ -90,5 +95,6 @@ __all__ = [
     "output_size",
     "plan_output",
     "preview",
+    "prompt_address",
     "validate",
 ]

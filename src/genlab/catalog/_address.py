@@ -119,4 +119,30 @@ def content_address(
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-__all__ = ["ADDRESS_VERSION", "canonical_body", "content_address", "media_digest"]
+def prompt_address(body: Mapping[str, Any]) -> str:
+    """The hex SHA-256 address of what a request asks for, whatever model it asks: its prompt
+    and its reference media (by identity and role), without the model and its settings.
+
+    Results of different models with the same prompt address answered the same brief, so
+    they can be compared side by side (ratings record it). It reads the body as sent, so a
+    model the catalog does not know yet has one too.
+
+    Example:
+        >>> a = prompt_address({"model": "video-a", "prompt": "a fox", "duration": 4})
+        >>> b = prompt_address({"model": "image-b", "prompt": "a fox", "reference_images": []})
+        >>> a == b, a == prompt_address({"model": "video-a", "prompt": "a fox."})
+        (True, False)
+    """
+    inputs: dict[str, Any] = {}
+    for key, value in body.items():
+        if key.startswith("reference_") and isinstance(value, list) and value:
+            items = [{"url": v} if isinstance(v, str) else v for v in value]
+            inputs[key] = _canonical(items, {})
+    payload = {"v": ADDRESS_VERSION, "prompt": body.get("prompt"), "inputs": inputs}
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+__all__ = [
+    "ADDRESS_VERSION", "canonical_body", "content_address", "media_digest", "prompt_address",
+]

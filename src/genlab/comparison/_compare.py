@@ -125,7 +125,9 @@ def compare(
         rows.append(_row(number, run, outcome, saved.get(i) if i is not None else None, tag))
         records.append(outcome.record if outcome is not None else None)
     fetch = functools.partial(client.fetch_media, max_bytes=MAX_FETCH_BYTES)
-    return Comparison(_frame(rows, grid.params), grid=grid, records=records, tag=tag, fetch=fetch)
+    journal = client.history if isinstance(client.history, History) else None
+    return Comparison(_frame(rows, grid.params), grid=grid, records=records, tag=tag, fetch=fetch,
+                      history=journal)
 
 
 def _run(
@@ -229,7 +231,9 @@ def _row(
         "width": first.width if first is not None else None,
         "height": first.height if first is not None else None,
         "media_seconds": video.duration if video is not None else None,
-        "paths": saved if isinstance(saved, list) else None,
+        # Saved by download_dir, else kept by the client when the task succeeded.
+        "paths": saved if isinstance(saved, list) else (
+            list(record.kept) if record is not None and record.kept else None),
         "tag": tag,
         "reused": isinstance(record, ReusedRecord),  # an earlier result: nothing was paid
     }

@@ -12,11 +12,13 @@ import pandas as pd
 from genlab.client import TaskRecord
 from genlab.comparison._plan import Plan
 from genlab.display import escape
-from genlab.history import DisplayFrame
+from genlab.history import DisplayFrame, History
 from genlab.report import (
     HTML,
     Fetch,
+    Leaderboard,
     gallery,
+    leaderboard,
     plot_summary,
     summarize,
     summary_html,
@@ -36,7 +38,7 @@ class Comparison:
             (succeeded, failed, invalid, timeout, uncertain, refused, error), ``error``,
             ``mode``, ``task_id``, ``credits`` (estimate), ``seconds`` (creation to
             completion), ``result_url``, ``cover_url``, ``width``, ``height``,
-            ``media_seconds``, ``paths`` (saved files), ``tag`` and ``reused`` (an earlier
+            ``media_seconds``, ``paths`` (saved or kept files), ``tag`` and ``reused`` (an earlier
             result filled the cell at zero credits; :meth:`to_html` counts its credits as
             saved).
         swept: the parameters that were swept; they are gallery columns next to the model.
@@ -44,12 +46,17 @@ class Comparison:
         records: each row's final task record, or None.
         fetch: reads a result's media for the gallery and the report (``compare`` gives its
             client's ``fetch_media``); None reads saved files only.
+        history: the :class:`genlab.History` the runs were recorded in (None for a client
+            without one): people's votes on the results (``genlab.rate(cmp)``) go there, and
+            :meth:`leaderboard` and :meth:`to_html` read them back.
 
     Example:
         cmp.summary()                  # per model: runs, success rate, p50/p95 s, credits
         cmp.gallery()                  # prompts down, models (and swept params) across
         cmp.plot()                     # latency and credits per model
         cmp.to_html("comparison.html") # one self-contained file
+        genlab.rate(cmp)               # blind votes between the results, then:
+        cmp.leaderboard()              # which model people prefer, with intervals
     """
 
     def __init__(
@@ -60,6 +67,7 @@ class Comparison:
         records: Sequence[TaskRecord | None],
         tag: str | None = None,
         fetch: Fetch | None = None,
+        history: History | None = None,
     ) -> None:
         self.df = DisplayFrame(df)  # shown with rounded seconds and dashes; values as given
         self.params = grid.params
@@ -69,6 +77,7 @@ class Comparison:
         self.records = list(records)
         self.tag = tag
         self.fetch = fetch
+        self.history = history
         # Fetched media by URL: the gallery and the report each fetch a result once.
         self._media: dict[str, bytes] = {}
 
@@ -113,11 +122,33 @@ class Comparison:
         """A figure with latency (p50/p95) and credits per model."""
         return plot_summary(self.df, by)
 
+    def ratings(self) -> pd.DataFrame:
+        """People's votes between this comparison's results (``genlab.rate(cmp)``), from its
+        history; empty without one."""
+        if self.history is None:
+            return DisplayFrame(pd.DataFrame(columns=["answer", "left_model", "right_model"]))
+        tasks = self.df["task_id"].dropna().astype(str).tolist()
+        return self.history.ratings(tasks=tasks)
+
+    def leaderboard(self, by: str | Sequence[str] = "model", **options: Any) -> Leaderboard:
+        """The models ranked by people's votes on these results (see
+        :func:`genlab.report.leaderboard`); a model with results nobody compared yet is listed
+        as unrated.
+
+        Example:
+            genlab.rate(cmp)        # vote, then
+            cmp.leaderboard()       # .chart(), .heatmap(), .matrix
+        """
+        succeeded = self.df.loc[self.df["status"] == "succeeded", "model"]
+        if by == "model" or list(by) == ["model"]:
+            options.setdefault("models", sorted(set(succeeded.dropna().astype(str))))
+        return leaderboard(self.ratings(), by, **options)
+
     def to_html(
         self, path: str | os.PathLike[str], *, title: str = "genlab comparison"
     ) -> Path:
-        """Write one self-contained HTML file: summary, charts, spend and gallery. Returns its
-        path.
+        """Write one self-contained HTML file: summary, charts, spend, the leaderboard of
+        people's votes (when there are any) and gallery. Returns its path.
 
         Example:
             cmp.to_html("out/comparison.html")
@@ -130,4 +161,5 @@ class Comparison:
             cols=self.columns,
             fetch=self.fetch,
             cache=self._media,
+            ratings=self.ratings(),
         )

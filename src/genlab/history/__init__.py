@@ -15,11 +15,13 @@ With a client::
     history.summary(by="model")                 # runs, success rate, p50/p95, credits
     history.recent(10)                          # the newest rows, as text for a table
     history.resume(client)                      # after a crash: finish what was submitted
+    history.ratings(tag="kites-1")              # people's blind votes (genlab.rate), a frame
 
 How it is built: :class:`History` composes four parts, each in its own module and none
 inheriting from another. The store (``_store``: the SQL tables, transactions, raw queries), the
 journal the client calls (``_journal``: :class:`genlab.client.journal.SpendJournal`), the views
-people read (``_views``: ``df``, ``summary``, ``spend``, ``recent``) and resume (``_resume``).
+people read (``_views``: ``df``, ``summary``, ``spend``, ``recent``) and resume (``_resume``);
+people's votes between results are a table of their own (``_ratings``).
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from genlab.history._journal import Journal
 from genlab.history._leases import Leases
 from genlab.history._location import DEFAULT_PATH, default_path
 from genlab.history._pending import Pending
+from genlab.history._ratings import ANSWERS, RATING_COLUMNS, Answer, RatingEntry, Ratings
 from genlab.history._resume import Resume, ResumeOutcome
 from genlab.history._spend import SPEND_COLUMNS, SpendBy, spend
 from genlab.history._store import Store
@@ -56,18 +59,22 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "ANSWERS",
     "COLUMNS",
     "DEFAULT_PATH",
     "DISPLAY_COLUMNS",
     "FRAME_COLUMNS",
     "DisplayFrame",
     "PROMPT_SHOWN",
+    "RATING_COLUMNS",
     "SPEND_COLUMNS",
     "SUMMARY_COLUMNS",
+    "Answer",
     "Column",
     "Copied",
     "Filters",
     "History",
+    "RatingEntry",
     "ResumeOutcome",
     "SpendBy",
     "copy_history",
@@ -158,6 +165,7 @@ class History:
         self._journal = Journal(self._store, who, self._leases, self._pending)
         self._views = Views(self._store)
         self._resume = Resume(self._store, self._leases, self._pending)
+        self._ratings = Ratings(self._store, who, lambda: self._journal.tag)
 
     def __repr__(self) -> str:
         return f"History({self.location!r})"
@@ -241,6 +249,50 @@ class History:
             >>> history.close()
         """
         return self._views.recent(limit, model, status)
+
+    # --- ratings (people's blind votes between two results; genlab.rate) ----------------
+
+    def ratings(
+        self, *, tasks: Sequence[str] | None = None, **filters: Unpack[Filters]
+    ) -> pd.DataFrame:
+        """Every vote not taken back, oldest first: one row per rating, with the columns of
+        :data:`RATING_COLUMNS` (``rated_at`` a UTC datetime, ``winner`` the preferred side's
+        model, missing for a tie or both bad; settings as JSON text).
+
+        Keyword Args:
+            tasks: only votes between two of these task ids (a comparison's).
+            **filters: those of :meth:`df`, applied to the votes: ``model`` (either side is
+                one of these), ``user`` (who rated), ``host``, ``project``, ``notebook``
+                (where), ``tag`` (the tag recorded with the vote: the history's tag then, else
+                the tag both tasks share), ``status`` (both tasks are in it), ``since`` and
+                ``until`` (when rated).
+
+        Example:
+            >>> import tempfile, os
+            >>> history = History(os.path.join(tempfile.mkdtemp(), "h.sqlite"))
+            >>> history.ratings(model="video-a", user="ana").columns[:4].tolist()
+            ['rating_id', 'rated_at', 'rater', 'answer']
+            >>> history.close()
+        """
+        return DisplayFrame(self._ratings.frame(filters, tasks=tasks))
+
+    def add_rating(self, entry: RatingEntry) -> str:
+        """Record one vote (in a transaction of its own); its rating id. The rater
+        (``genlab.rate``) calls this; nothing is sent to the service."""
+        return self._ratings.add(entry)
+
+    def undo_rating(self, rating_id: str) -> bool:
+        """Take a vote back: its row stays, marked, and :meth:`ratings` leaves it out. False
+        when there was no such vote, or it was already taken back."""
+        return self._ratings.undo(rating_id)
+
+    def rating_frame(
+        self, columns: Sequence[str], *, tasks: Sequence[str] | None = None,
+        **filters: Unpack[Filters],
+    ) -> pd.DataFrame:
+        """Only ``columns`` of :meth:`ratings` (a plain DataFrame; leaderboards read fewer
+        columns of many votes this way)."""
+        return self._ratings.frame(filters, tasks=tasks, columns=columns)
 
     # --- where it lives (the store) ----------------------------------------------------
 

@@ -2,7 +2,8 @@
 
 ``genlab history migrate SRC DST`` runs :func:`copy_history`. It is idempotent: a submission
 already in the destination (the same ``entry_id``) is left as it is, with its events, so running
-it twice, or after a colleague ran it, adds nothing twice.
+it twice, or after a colleague ran it, adds nothing twice. Ratings come along the same way (a
+vote already there, the same ``rating_id``, is not copied again).
 
 Example:
     >>> import os, tempfile
@@ -10,7 +11,7 @@ Example:
     >>> from genlab.history import History
     >>> History(os.path.join(folder, "a.sqlite")).close()
     >>> copy_history(os.path.join(folder, "a.sqlite"), os.path.join(folder, "b.sqlite"))
-    Copied(tasks=0, skipped=0, events=0, reuses=0)
+    Copied(tasks=0, skipped=0, events=0, reuses=0, ratings=0)
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import sqlalchemy as sa
 from genlab._errors import ConfigurationError
 from genlab.history._location import locate
 from genlab.history._pending import Pending
-from genlab.history._schema import EVENTS, REUSES, TASKS
+from genlab.history._schema import EVENTS, RATINGS, REUSES, TASKS
 from genlab.history._store import Store
 
 _BATCH = 1000
@@ -33,12 +34,13 @@ _BATCH = 1000
 @dataclass(frozen=True, slots=True)
 class Copied:
     """What :func:`copy_history` did: submissions copied and skipped (already there), and the
-    status events and reuse notes that came with the copied ones."""
+    status events and reuse notes that came with the copied ones, and the votes copied."""
 
     tasks: int
     skipped: int
     events: int
     reuses: int
+    ratings: int = 0
 
 
 def copy_history(
@@ -120,7 +122,24 @@ def _copy(src: Store, dst: Store) -> Copied:
         skipped += len(rows) - len(landed)
         events += len(moved_events)
         reuses += len(moved_reuses)
-    return Copied(tasks, skipped, events, reuses)
+    return Copied(tasks, skipped, events, reuses, _copy_ratings(src, dst))
+
+
+def _copy_ratings(src: Store, dst: Store) -> int:
+    copied = offset = 0
+    while True:
+        batch = [dict(r._mapping) for r in src.rows(
+            sa.select(RATINGS).order_by(RATINGS.c.rating_id).offset(offset).limit(_BATCH))]
+        if not batch:
+            return copied
+        offset += len(batch)
+        present = {r.rating_id for r in dst.rows(sa.select(RATINGS.c.rating_id).where(
+            RATINGS.c.rating_id.in_([r["rating_id"] for r in batch])))}
+        new = [r for r in batch if r["rating_id"] not in present]
+        if new:
+            with dst.write() as db:
+                db.execute(sa.insert(RATINGS), new)
+            copied += len(new)
 
 
 def _insert_ignoring(store: Store) -> sa.Insert:

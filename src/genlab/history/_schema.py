@@ -1,8 +1,8 @@
 """The history's tables as SQLAlchemy Core objects, derived from the one column table.
 
-The same :data:`TASKS`, :data:`EVENTS` and :data:`REUSES` serve SQLite and PostgreSQL; the
-schema in a database is created and upgraded by the migrations in ``_migrations/`` (Alembic),
-and :data:`HEAD` names the newest of them.
+The same :data:`TASKS`, :data:`EVENTS`, :data:`REUSES` and :data:`RATINGS` serve SQLite and
+PostgreSQL; the schema in a database is created and upgraded by the migrations in
+``_migrations/`` (Alembic), and :data:`HEAD` names the newest of them.
 
 Example:
     >>> TASKS.c.entry_id.primary_key, TASKS.c["user"].nullable
@@ -19,7 +19,7 @@ import sqlalchemy as sa
 
 from genlab.history._columns import COLUMNS, Type
 
-HEAD = "0002"
+HEAD = "0003"
 """The newest migration; a database stamped with it needs no upgrade."""
 
 _TYPES: dict[Type, type[sa.types.TypeEngine[Any]]] = {
@@ -64,4 +64,26 @@ REUSES = sa.Table(
     sa.Column("model", sa.Text, nullable=False),
     sa.Column("tag", sa.Text),
     sa.Column("credits_saved", sa.BigInteger),
+)
+
+RATINGS = sa.Table(
+    "ratings",
+    METADATA,
+    sa.Column("rating_id", sa.Text, primary_key=True),
+    sa.Column("rated_at", sa.Double, nullable=False),
+    sa.Column("answer", sa.Text, nullable=False),  # left, right, tie, both bad
+    sa.Column("left_task", sa.Text, nullable=False),
+    sa.Column("right_task", sa.Text, nullable=False),
+    sa.Column("left_model", sa.Text, nullable=False),
+    sa.Column("right_model", sa.Text, nullable=False),
+    sa.Column("prompt", sa.Text),
+    sa.Column("prompt_address", sa.Text, nullable=False),
+    sa.Column("left_settings", sa.Text),  # each side's settings as sent, as JSON
+    sa.Column("right_settings", sa.Text),
+    sa.Column("tag", sa.Text),
+    sa.Column("rater", sa.Text),
+    sa.Column("host", sa.Text),
+    sa.Column("project", sa.Text),
+    sa.Column("notebook", sa.Text),
+    sa.Column("undone_at", sa.Double),  # the rater took it back (undo); the row stays
 )

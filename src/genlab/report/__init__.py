@@ -19,6 +19,8 @@ Example:
     report.plot_summary(history.df(since="2026-11-01"))                     # a matplotlib Figure
     report.plot_spend(history.spend(by="day"))        # credits spent, estimated, saved by reuse
     report.write_report(history.df(model="video-a"), "video-a.html", fetch=client.fetch_media)
+    report.leaderboard(history)            # people's blind votes as a ranking (genlab.rate)
+    report.write_report(history.df(), "all.html", ratings=history.ratings())  # with it
 
 Previews (``video_preview``, ``poster``, ``PREVIEW_WIDTH``) are :mod:`genlab.media.preview`'s
 and summaries are :func:`genlab.history.summarize`, both re-exported here:
@@ -35,7 +37,10 @@ from __future__ import annotations
 from genlab.display import HTML
 from genlab.history import SUMMARY_COLUMNS, normalized, summarize
 from genlab.media.preview import PREVIEW_WIDTH, poster, video_preview
+from genlab.report._bradley_terry import ELO_BASE, ELO_SCALE, Strengths, strengths
+from genlab.report._bradley_terry import counts as vote_counts
 from genlab.report._charts import plot_spend, plot_summary
+from genlab.report._decisive import decisive_pairs
 from genlab.report._html import (
     gallery,
     gallery_html,
@@ -43,6 +48,9 @@ from genlab.report._html import (
     summary_html,
     write_report,
 )
+from genlab.report._leaderboard import BOARD_COLUMNS, Leaderboard, leaderboard
+from genlab.report._leaderboard_charts import plot_leaderboard, plot_win_rates
+from genlab.report._leaderboard_html import leaderboard_html
 from genlab.report._media import (
     MAX_EMBED_BYTES,
     MAX_FETCH_BYTES,
@@ -59,33 +67,45 @@ from genlab.report._spend import spend_of
 from genlab.report._tiles import MEDIA_CSS, media_html, tile_html
 
 __all__ = [
+    "BOARD_COLUMNS",
+    "ELO_BASE",
+    "ELO_SCALE",
     "Embed",
     "Fetch",
     "HTML",
+    "Leaderboard",
     "MAX_EMBED_BYTES",
     "MAX_FETCH_BYTES",
     "MEDIA_CSS",
     "MediaReader",
     "PREVIEW_WIDTH",
     "SUMMARY_COLUMNS",
+    "Strengths",
     "THUMB_WIDTH",
     "TILE_WIDTH",
+    "decisive_pairs",
     "embed_file",
     "gallery",
     "gallery_html",
+    "leaderboard",
+    "leaderboard_html",
     "media_html",
     "normalized",
+    "plot_leaderboard",
     "plot_spend",
     "plot_summary",
+    "plot_win_rates",
     "poster",
     "record_html",
     "records_html",
     "report_html",
     "spend_of",
+    "strengths",
     "summarize",
     "summary_html",
     "thumbnail",
     "tile_html",
     "video_preview",
+    "vote_counts",
     "write_report",
 ]

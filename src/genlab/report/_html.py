@@ -33,6 +33,8 @@ from genlab.display import (
 )
 from genlab.history import normalized, summarize
 from genlab.report._charts import figure_png, plot_spend, plot_summary
+from genlab.report._leaderboard import leaderboard
+from genlab.report._leaderboard_html import leaderboard_section
 from genlab.report._media import (
     MAX_EMBED_BYTES,
     THUMB_WIDTH,
@@ -283,11 +285,13 @@ def report_html(
     fetch: Fetch | None = None,
     cache: MutableMapping[str, bytes] | None = None,
     spend: pd.DataFrame | None = None,
+    ratings: pd.DataFrame | None = None,
 ) -> str:
     """One self-contained HTML page: summary table, charts (PNG) and gallery, all embedded.
 
     A "Spend" section (credits spent, estimated and saved by reuse: a table and a chart)
-    follows the summary when any credits were.
+    follows the summary when any credits were; a "Leaderboard" section (the table, its chart,
+    the win-rate heat map and a few decisive pairs) when ``ratings`` has votes.
 
     Args:
         df: one row per run (a Comparison's ``df`` or a History slice).
@@ -297,6 +301,8 @@ def report_html(
         rows, cols, fetch, cache: as for :func:`gallery_html`.
         spend: a ``history.spend(by=...)`` frame for the Spend section (it knows the
             reuses); by default the rows are totalled per model.
+        ratings: people's votes (``history.ratings(...)``) for the Leaderboard section, by
+            model; the decisive pairs show media of ``df``'s rows.
 
     Example:
         page = report_html(history.df(model="video-a"), title="video-a this week",
@@ -321,6 +327,7 @@ def report_html(
         "<h2>Latency and credits</h2>",
         f'<img class="chart" alt="latency and credits per group" src="{chart}">',
         *_spend_section(df if spend is None else spend, totalled=spend is None),
+        *_leaderboard_part(df, ratings, MediaReader(fetch, cache)),
         "<h2>Gallery</h2>",
         gallery_html(df, rows=rows, cols=cols, fetch=fetch, cache=cache),
         "</body></html>\n",
@@ -338,6 +345,18 @@ def _spend_section(frame: pd.DataFrame, *, totalled: bool) -> list[str]:
         spend_table_html(money),
         f'<img class="chart" alt="credits spent, estimated and saved by reuse" src="{chart}">',
     ]
+
+
+def _leaderboard_part(
+    df: pd.DataFrame, ratings: pd.DataFrame | None, reader: MediaReader
+) -> list[str]:
+    if ratings is None or ratings.empty:
+        return []
+    # Every model with a result in the report is listed: one nobody compared shows as unrated.
+    shown = df.loc[df["status"] == "succeeded", "model"] if "status" in df.columns else df[:0]
+    models = {*shown.dropna().astype(str), *ratings["left_model"], *ratings["right_model"]}
+    board = leaderboard(ratings, models=sorted(models))
+    return leaderboard_section(board, ratings, df, reader)
 
 
 def write_report(

@@ -1,4 +1,5 @@
-"""ipywidgets views of genlab: the Studio, per-model forms, task cards and the history table.
+"""ipywidgets views of genlab: the Studio, per-model forms, task cards, the history table and
+the rater.
 
 Importing this module needs ``ipywidgets`` (``pip install genlab[notebook]``); ``import genlab``
 alone never imports it.
@@ -21,6 +22,7 @@ from genlab.widgets._compare import ComparePanel
 from genlab.widgets._form import ModelForm
 from genlab.widgets._history import HistoryPanel
 from genlab.widgets._protocols import StudioClient
+from genlab.widgets._rater import Rater, rate
 from genlab.widgets._references import ReferenceList
 from genlab.widgets._studio import Studio, studio
 
@@ -29,9 +31,11 @@ __all__ = [
     "ComparePanel",
     "HistoryPanel",
     "ModelForm",
+    "Rater",
     "ReferenceList",
     "Studio",
     "StudioClient",
     "TaskCard",
+    "rate",
     "studio",
 ]

@@ -1,0 +1,146 @@
+"""What can be rated: the finished results of a source, and the pairs of them worth comparing.
+
+Two results make a pair when they answered the same brief (the same prompt and reference media:
+one :func:`genlab.catalog.prompt_address`) with the same settings wherever both requests set
+one (a grid's swept duration: 4 s is compared with 4 s), and come from different competitors
+(different models, or different values of the settings the leaderboard is ``by``). Two repeats
+of one model are not a pair: a vote between them says nothing about which model is better.
+
+Example:
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"task_id": ["t1", "t2", "t3", "t4"],
+    ...     "model": ["image-b", "image-d", "image-b", "image-d"],
+    ...     "prompt": ["a kite", "a kite", "a kite", "a kite"],
+    ...     "resolution": ["1K", "1K", "2K", "2K"]})
+    >>> found = pairs_of(items_of(runs), by=("model",))
+    >>> [(a.task_id, b.task_id) for a, b in found]
+    [('t1', 't2'), ('t3', 't4')]
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from genlab.catalog import CATALOG, prompt_address
+
+_NOT_SETTINGS = frozenset({"model", "prompt", "extra_params"})
+# Every field some model of the catalog has: a run table's columns that are request fields.
+_FIELDS = frozenset(name for cls in CATALOG.values() for name in cls.model_fields)
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One finished result that may be rated.
+
+    Attributes:
+        task_id: its task.
+        model: the model that made it.
+        prompt: the prompt's text (for the rater's heading; "" for none).
+        address: its prompt address (what it was asked for, whatever the model).
+        settings: the request's settings as sent (no model, prompt, references or seed).
+        row: its run row (``paths``, ``result_url``, ...), for reading its media.
+    """
+
+    task_id: str
+    model: str
+    prompt: str
+    address: str
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    row: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def competitor(self, by: Sequence[str]) -> tuple[Hashable, ...]:
+        """What this result competes as: its model, and the settings named in ``by``."""
+        return tuple(self.model if name == "model" else _hashable(self.settings.get(name))
+                     for name in by)
+
+
+def _hashable(value: Any) -> Hashable:
+    if isinstance(value, Hashable):
+        return value
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _missing(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, float):
+        return value != value
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):  # a list: a value
+        return False
+
+
+def _body(row: Mapping[str, Any], params: Sequence[str] | None) -> dict[str, Any]:
+    request = row.get("request")
+    if isinstance(request, str) and request:
+        try:
+            body = json.loads(request)
+        except ValueError:
+            body = None
+        if isinstance(body, dict):
+            return body
+    names = params if params is not None else [c for c in row if c in _FIELDS]
+    body = {name: row[name] for name in names if name in row and not _missing(row[name])}
+    body.setdefault("model", row.get("model"))
+    if not _missing(row.get("prompt")):
+        body.setdefault("prompt", row.get("prompt"))
+    return body
+
+
+def items_of(runs: pd.DataFrame, params: Sequence[str] | None = None) -> list[Item]:
+    """The rateable results of a run table: succeeded rows with a task id, oldest first.
+
+    The request of each row is its ``request`` column (a history's, the body as sent), else
+    its ``params`` columns (a comparison's parameters), else every column named like a request
+    field.
+    """
+    rows = runs
+    if "status" in rows.columns:
+        rows = rows[rows["status"] == "succeeded"]
+    found: list[Item] = []
+    seen: set[str] = set()
+    for record in rows.to_dict(orient="records"):
+        row = {str(k): v for k, v in record.items()}
+        task = row.get("task_id")
+        if _missing(task) or str(task) in seen or _missing(row.get("model")):
+            continue
+        seen.add(str(task))
+        body = _body(row, params)
+        settings = {k: v for k, v in body.items()
+                    if k not in _NOT_SETTINGS and not k.startswith("reference_") and v is not None}
+        prompt = body.get("prompt")
+        found.append(Item(
+            task_id=str(task), model=str(row["model"]),
+            prompt=prompt if isinstance(prompt, str) else ("" if prompt is None else str(prompt)),
+            address=prompt_address(body), settings=settings, row=row,
+        ))
+    return found
+
+
+def comparable(a: Item, b: Item, by: Sequence[str]) -> bool:
+    """Whether ``a`` and ``b`` make a pair: one brief, the same settings wherever both have
+    one (except those in ``by``), different competitors."""
+    if a.address != b.address or a.competitor(by) == b.competitor(by):
+        return False
+    shared = (set(a.settings) & set(b.settings)) - set(by)
+    return all(_hashable(a.settings[k]) == _hashable(b.settings[k]) for k in shared)
+
+
+def pairs_of(items: Sequence[Item], by: Sequence[str]) -> list[tuple[Item, Item]]:
+    """Every pair of ``items`` worth a vote (see :func:`comparable`), in the items' order."""
+    briefs: dict[str, list[Item]] = {}
+    for item in items:
+        briefs.setdefault(item.address, []).append(item)
+    found = []
+    for group in briefs.values():
+        for i, a in enumerate(group):
+            for b in group[i + 1:]:
+                if comparable(a, b, by):
+                    found.append((a, b))
+    return found

@@ -1,0 +1,321 @@
+"""A rating session: one pair on screen at a time, sides drawn at random, every answer recorded
+in the history, the next pair chosen to teach the most (see :mod:`genlab.rating._chooser`).
+
+It is the rater's state and logic without the view; ``genlab.rate`` shows it, and code (tests,
+scripts) drives it through the same four calls: :meth:`~RatingSession.answer`,
+:meth:`~RatingSession.skip`, :meth:`~RatingSession.undo` and :attr:`~RatingSession.current`.
+
+Votes are read back from the history (so a restarted kernel, or a colleague rating the same
+results into a shared history, continues where things stand): a pair this rater already voted
+on is not shown again, and everyone's votes feed the fit that picks the next pair.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Unpack
+
+import numpy as np
+import pandas as pd
+
+from genlab.comparison import Comparison
+from genlab.history import ANSWERS, RATING_COLUMNS, Answer, Filters, History, RatingEntry
+from genlab.rating._chooser import Chooser
+from genlab.rating._pairs import Item, items_of, pairs_of
+from genlab.rating._source import source_of
+from genlab.report import Embed, Fetch, Leaderboard, MediaReader, leaderboard, vote_counts
+
+DEFAULT_PAIRS = 50
+"""A session's goal when none is given: every distinct pair once, up to this many."""
+
+_OUTCOME = {"left": 1, "right": -1, "tie": 0, "both bad": 0}
+_MANY_TASKS = 2000  # more task ids than this: read the votes whole and keep the ones in scope
+_EMBEDS = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """The pair on screen: ``left`` and ``right`` are task ids (the models stay hidden from the
+    view; ``left_item.model`` says, for code).
+
+    Attributes:
+        left, right: the task id shown on each side.
+        prompt: the prompt both answered.
+        index: the pair's number among the session's candidates.
+    """
+
+    left: str
+    right: str
+    prompt: str
+    index: int
+    left_item: Item = field(repr=False, compare=False)
+    right_item: Item = field(repr=False, compare=False)
+
+
+class RatingSession:
+    """Blind pairwise rating of ``source``'s results; ``genlab.rate`` is its view.
+
+    Args:
+        source: a :class:`~genlab.Comparison`, a :class:`~genlab.History` (narrowed by
+            ``filters``) or a DataFrame of finished tasks (see :mod:`genlab.rating._source`).
+        by: what competes: ``"model"``, or a model and settings (``["model", "duration"]``).
+        pairs: the session's goal (default: every distinct pair once, up to
+            :data:`DEFAULT_PAIRS`).
+        seed: makes the sides and the order repeatable.
+        rater: recorded with each vote (default: the history's user).
+        history: where votes go (default: the source's history, else ``genlab.History()``).
+        fetch: reads media that was not saved (default: the comparison's; a History's rows
+            are read from their saved files).
+
+    Example:
+        session = RatingSession(cmp, seed=1)
+        session.current              # Pair(left='task_…', right='task_…', ...)
+        session.answer("right")      # recorded; the next pair is on screen
+        session.progress_text        # '1 of 6 pairs'
+    """
+
+    def __init__(
+        self,
+        source: Comparison | History | pd.DataFrame,
+        *,
+        by: str | Sequence[str] = "model",
+        pairs: int | None = None,
+        seed: int | None = None,
+        rater: str | None = None,
+        history: History | None = None,
+        fetch: Fetch | None = None,
+        **filters: Unpack[Filters],
+    ) -> None:
+        plain = source_of(source, history=history, fetch=fetch, filters=filters)
+        self.history = plain.history
+        self.by = (by,) if isinstance(by, str) else tuple(by)
+        self.rater = rater if rater is not None else self.history.who.user
+        self.items = items_of(plain.runs, plain.params)
+        self.candidates = pairs_of(self.items, self.by)
+        self.competitors: list[tuple[Hashable, ...]] = list(
+            dict.fromkeys(item.competitor(self.by) for item in self.items))
+        code = {c: i for i, c in enumerate(self.competitors)}
+        self._code = {item.task_id: code[item.competitor(self.by)] for item in self.items}
+        prompts = {a: i for i, a in enumerate(dict.fromkeys(i.address for i in self.items))}
+        size = len(self.candidates)
+        self._first = np.array([self._code[a.task_id] for a, _ in self.candidates], np.intp)
+        self._second = np.array([self._code[b.task_id] for _, b in self.candidates], np.intp)
+        self._prompt = np.array([prompts[a.address] for a, _ in self.candidates], np.intp)
+        # Both task ids of each candidate, joined by a unit separator either way round -> its
+        # index: votes are matched to candidates by it, all at once. (Not NUL: pandas' string
+        # dtype drops it.)
+        self._pair_keys: dict[str, int] = {}
+        for i, (a, b) in enumerate(self.candidates):
+            self._pair_keys[f"{a.task_id}\x1f{b.task_id}"] = i
+            self._pair_keys[f"{b.task_id}\x1f{a.task_id}"] = i
+        self._sides = random.Random(seed)
+        self._chooser = Chooser(len(self.competitors), self._first, self._second, self._prompt,
+                                np.random.default_rng(seed))
+        self._done = np.zeros(size, dtype=bool)
+        self._skipped = np.zeros(size, dtype=bool)
+        self._prompt_votes = np.zeros(len(prompts))
+        self._wins = np.zeros((len(self.competitors),) * 2)
+        self._ties = np.zeros((len(self.competitors),) * 2)
+        self._steps: list[tuple[str, Pair, str | None]] = []
+        self._answers: dict[int, Answer] = {}  # this rater's answer to each pair voted on
+        self._fetch = plain.fetch
+        self._tag = plain.tag
+        self._reader = MediaReader(plain.fetch)
+        self._embeds: OrderedDict[str, Embed] = OrderedDict()
+        self.goal = min(size, DEFAULT_PAIRS if pairs is None else max(0, pairs))
+        self.current: Pair | None = None
+        self.refresh()
+
+    # --- what is on screen --------------------------------------------------------------
+
+    @property
+    def done(self) -> int:
+        """Pairs this rater has voted on (in earlier sessions too)."""
+        return int(self._done.sum())
+
+    @property
+    def progress_text(self) -> str:
+        """E.g. ``"12 of 40 pairs"``."""
+        return f"{min(self.done, self.goal)} of {self.goal} pair{'' if self.goal == 1 else 's'}"
+
+    @property
+    def can_undo(self) -> bool:
+        """Whether :meth:`undo` has a step of this session to take back."""
+        return bool(self._steps)
+
+    @property
+    def finished(self) -> bool:
+        """True once the goal is reached, or no pair is left to show."""
+        return self.current is None
+
+    def why_nothing(self) -> str:
+        """Why there is no pair on screen, for people."""
+        if not self.candidates:
+            models = {i.model for i in self.items}
+            return (f"nothing to compare: {len(self.items)} finished result(s) of "
+                    f"{len(models)} model(s); a pair needs results of two models (or settings) "
+                    "for the same prompt")
+        return f"done: {self.progress_text} rated"
+
+    def media(self, pair: Pair) -> tuple[Embed, Embed]:
+        """The two results' media, ready to embed (saved files first, else ``fetch``)."""
+        return self._embed(pair.left_item), self._embed(pair.right_item)
+
+    def _embed(self, item: Item) -> Embed:
+        found = self._embeds.get(item.task_id)
+        if found is None:
+            found = self._reader.embed(item.row)
+            self._embeds[item.task_id] = found
+            while len(self._embeds) > _EMBEDS:
+                self._embeds.popitem(last=False)
+        else:
+            self._embeds.move_to_end(item.task_id)
+        return found
+
+    # --- answering ----------------------------------------------------------------------
+
+    def answer(self, answer: Answer) -> Pair | None:
+        """Record ``answer`` (``"left"``, ``"right"``, ``"tie"`` or ``"both bad"``) for the
+        pair on screen, in the history; the next pair (None when done).
+
+        Raises:
+            ValueError: an answer that is none of those.
+            RuntimeError: no pair is on screen.
+        """
+        if answer not in ANSWERS:
+            raise ValueError(f"answer must be one of {list(ANSWERS)}, got {answer!r}")
+        pair = self._on_screen()
+        left, right = pair.left_item, pair.right_item
+        shared = left.row.get("tag") if left.row.get("tag") == right.row.get("tag") else None
+        rating_id = self.history.add_rating(RatingEntry(
+            left.task_id, right.task_id, answer,
+            left_model=left.model, right_model=right.model, prompt_address=left.address,
+            prompt=left.prompt, left_settings=left.settings, right_settings=right.settings,
+            tag=self.history.tag or (shared if isinstance(shared, str) else self._tag),
+            rater=self.rater,
+        ))
+        self._count(pair, answer, +1)
+        self._steps.append(("answer", pair, rating_id))
+        return self._next()
+
+    def skip(self) -> Pair | None:
+        """Leave the pair on screen for later (it comes back when nothing else is left)."""
+        pair = self._on_screen()
+        self._skipped[pair.index] = True
+        self._steps.append(("skip", pair, None))
+        return self._next()
+
+    def undo(self) -> Pair | None:
+        """Go back one step: an answer is taken back (its row in the history is marked, not
+        deleted), a skip forgotten; that pair is on screen again, sides as they were."""
+        if not self._steps:
+            return self.current
+        kind, pair, rating_id = self._steps.pop()
+        if kind == "answer" and rating_id is not None:
+            self.history.undo_rating(rating_id)
+            self._count(pair, None, -1)
+        else:
+            self._skipped[pair.index] = False
+        self.current = pair
+        return pair
+
+    def more(self, pairs: int = 10) -> Pair | None:
+        """Raise the goal by ``pairs`` (as far as there are pairs) and carry on."""
+        self.goal = min(len(self.candidates), self.goal + max(0, pairs))
+        if self.current is None:
+            self._next()
+        return self.current
+
+    def _on_screen(self) -> Pair:
+        if self.current is None:
+            raise RuntimeError(f"no pair is on screen ({self.why_nothing()})")
+        return self.current
+
+    def _count(self, pair: Pair, answer: Answer | None, step: int) -> None:
+        a, b = self._code[pair.left], self._code[pair.right]
+        if step < 0:  # taking back the last answer recorded for this pair
+            answer = self._answers.pop(pair.index)
+        else:
+            assert answer is not None
+            self._answers[pair.index] = answer
+        outcome = _OUTCOME[answer]
+        if outcome > 0:
+            self._wins[a, b] += step
+        elif outcome < 0:
+            self._wins[b, a] += step
+        else:
+            self._ties[a, b] += step
+            self._ties[b, a] += step
+        self._done[pair.index] = step > 0
+        self._prompt_votes[self._prompt[pair.index]] += step
+
+    def _next(self) -> Pair | None:
+        self.current = None
+        if self.done >= self.goal:
+            return None
+        available = ~self._done & ~self._skipped
+        if not available.any():  # only skipped ones left: they come back
+            self._skipped[:] = False
+            available = ~self._done
+        index = self._chooser.next(self._wins, self._ties, available, self._prompt_votes)
+        if index is None:
+            return None
+        a, b = self.candidates[index]
+        if self._sides.random() < 0.5:
+            a, b = b, a
+        self.current = Pair(a.task_id, b.task_id, a.prompt, index, a, b)
+        return self.current
+
+    # --- the votes ----------------------------------------------------------------------
+
+    def votes(self) -> pd.DataFrame:
+        """Everyone's votes between this session's results, from the history."""
+        return self._read(None)
+
+    def _read(self, columns: Sequence[str] | None) -> pd.DataFrame:
+        tasks = list(self._code)
+        wanted = list(RATING_COLUMNS if columns is None else columns)
+        if len(tasks) <= _MANY_TASKS:
+            return self.history.rating_frame(wanted, tasks=tasks)
+        every = self.history.rating_frame(wanted)
+        inside = every["left_task"].isin(tasks) & every["right_task"].isin(tasks)
+        return every[inside].reset_index(drop=True)
+
+    def refresh(self) -> pd.DataFrame:
+        """Read the votes again (a colleague's too) and choose the next pair if none is on
+        screen; the votes (the columns a leaderboard and the chooser need)."""
+        needed = ["rater", "answer", "left_task", "right_task", "left_model", "right_model"]
+        if self.by != ("model",):
+            needed += ["left_settings", "right_settings"]
+        votes = self._read(needed)
+        left = votes["left_task"].map(self._code).to_numpy(dtype=np.intp)
+        right = votes["right_task"].map(self._code).to_numpy(dtype=np.intp)
+        outcome = votes["answer"].map(_OUTCOME).to_numpy(dtype=np.int8)
+        differ = left != right
+        self._wins, self._ties = vote_counts(left[differ], right[differ], outcome[differ],
+                                             len(self.competitors))
+        self._done[:] = False
+        self._prompt_votes[:] = 0
+        keys = votes["left_task"].astype(str) + "\x1f" + votes["right_task"].astype(str)
+        index = keys.map(self._pair_keys).to_numpy(dtype=np.float64, na_value=np.nan)
+        known = ~np.isnan(index)
+        pairs = index[known].astype(np.intp)
+        np.add.at(self._prompt_votes, self._prompt[pairs], 1)
+        mine = (votes["rater"] == self.rater).fillna(False).to_numpy(dtype=bool)[known]
+        answers = votes["answer"].to_numpy(dtype=object)[known]
+        self._done[pairs[mine]] = True
+        self._answers = dict(zip(pairs[mine].tolist(), answers[mine].tolist(), strict=True))
+        if self.current is None or self._done[self.current.index]:
+            self._next()
+        return votes
+
+    def leaderboard(self, **options: Any) -> Leaderboard:
+        """The leaderboard of everyone's votes between this session's results (see
+        :func:`genlab.report.leaderboard`); a competitor nobody compared yet is unrated."""
+        votes = self.refresh()
+        if self.by == ("model",):
+            options.setdefault("models", sorted({str(c[0]) for c in self.competitors}))
+        return leaderboard(votes, list(self.by), **options)

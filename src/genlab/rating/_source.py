@@ -1,0 +1,75 @@
+"""Where a rating session's results come from, and where its votes go.
+
+A source is a :class:`~genlab.Comparison` (its succeeded runs; votes go to the history its
+client recorded into), a :class:`~genlab.History` (its succeeded tasks, narrowed by the
+filters of ``df()``; votes go into it), or a DataFrame of finished tasks (a ``history.df()``
+slice, a comparison's ``df``, or a table of your own with ``task_id``, ``model``, ``prompt``
+and ``paths`` or ``result_url``; votes go to ``history=``, else the default history,
+``$GENLAB_HISTORY`` or ``.genlab/history.sqlite``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from genlab.comparison import Comparison
+from genlab.history import Filters, History
+from genlab.report import Fetch
+
+
+@dataclass(slots=True)
+class Source:
+    """A source made plain: its run rows, their request parameters, the history votes go to,
+    and how media not saved can be read."""
+
+    runs: pd.DataFrame
+    params: tuple[str, ...] | None
+    history: History
+    fetch: Fetch | None
+    tag: str | None
+
+
+def source_of(
+    source: Comparison | History | pd.DataFrame,
+    *,
+    history: History | None = None,
+    fetch: Fetch | None = None,
+    filters: Filters | None = None,
+) -> Source:
+    """``source`` made plain (see the module's text).
+
+    Raises:
+        TypeError: ``source`` is none of the three, or filters were given for a table.
+    """
+    wanted: dict[str, Any] = dict(filters or {})
+    if isinstance(source, Comparison):
+        if wanted:
+            raise TypeError("filters apply to a History; narrow a comparison's df instead")
+        target = history or source.history or History()
+        return Source(source.df, tuple(source.params), target, fetch or source.fetch,
+                      source.tag)
+    if isinstance(source, History):
+        runs = source.df(status="succeeded", **wanted)
+        tag = wanted.get("tag") if isinstance(wanted.get("tag"), str) else None
+        return Source(runs, None, history or source, fetch, tag)
+    if isinstance(source, pd.DataFrame):
+        if wanted:
+            raise TypeError("filters apply to a History; narrow the DataFrame instead")
+        missing = [c for c in ("task_id", "model") if c not in source.columns]
+        if missing:
+            raise TypeError(
+                f"the DataFrame has no {', '.join(missing)} column: rate a history.df() "
+                "slice, a comparison's df, or a table of finished tasks with task_id, model, "
+                "prompt and paths or result_url"
+            )
+        tags: list[Any] = (
+            list(source["tag"].dropna().unique()) if "tag" in source.columns else [])
+        return Source(source, None, history or History(), fetch,
+                      str(tags[0]) if len(tags) == 1 else None)
+    raise TypeError(
+        f"cannot rate a {type(source).__name__}: give a genlab.Comparison, a genlab.History "
+        "or a DataFrame of finished tasks"
+    )

@@ -1,0 +1,102 @@
+"""JupyterLab on a loopback port for the browser tests, serving a copy of the notebooks, with
+everything it and its kernels write kept under one build folder (never the user's home)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("GENLAB_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-gpu"]
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def browser_env(build: Path) -> dict[str, str | float | bool]:
+    """Chromium's environment: its crash reports and caches go under ``build``/home."""
+    home = build / "home"
+    env: dict[str, str | float | bool] = dict(os.environ)
+    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / "xdg-config"),
+               XDG_CACHE_HOME=str(home / "cache"))
+    return env
+
+
+def set_theme(build: Path, theme: str) -> None:
+    """The theme JupyterLab opens in (``JupyterLab Light`` or ``JupyterLab Dark``)."""
+    folder = build / "user-settings" / "@jupyterlab" / "apputils-extension"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "themes.jupyterlab-settings").write_text(f'{{"theme": "{theme}"}}')
+
+
+@contextmanager
+def jupyterlab(build: Path) -> Iterator[str]:
+    """JupyterLab serving a copy of notebooks/ in ``build``/notebooks; its base URL."""
+    if build.exists():
+        shutil.rmtree(build)
+    work = build / "notebooks"
+    shutil.copytree(ROOT / "notebooks", work,
+                    ignore=shutil.ignore_patterns(".genlab", "genlab-output"))
+    settings = build / "user-settings" / "@jupyterlab"
+    (settings / "notebook-extension").mkdir(parents=True)
+    (settings / "notebook-extension" / "tracker.jupyterlab-settings").write_text(
+        '{"windowingMode": "none"}'  # render every cell, not only those in view
+    )
+    (settings / "apputils-extension").mkdir(parents=True)
+    (settings / "apputils-extension" / "notification.jupyterlab-settings").write_text(
+        '{"fetchNews": "false", "checkForUpdates": false}'
+    )
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GENLAB_")}
+    env["JUPYTERLAB_SETTINGS_DIR"] = str(build / "user-settings")
+    home = build / "home"
+    for name, sub in (("HOME", ""), ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"),
+                      ("JUPYTER_RUNTIME_DIR", "runtime"), ("JUPYTER_CONFIG_DIR", "config"),
+                      ("IPYTHONDIR", "ipython"), ("MPLCONFIGDIR", "matplotlib"),
+                      ("XDG_CACHE_HOME", "cache"), ("XDG_CONFIG_HOME", "xdg-config"),
+                      ("XDG_DATA_HOME", "xdg-data")):
+        (home / sub).mkdir(parents=True, exist_ok=True)
+        env[name] = str(home / sub)
+    command = [
+        sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
+        f"--ServerApp.root_dir={work}", "--IdentityProvider.token=", "--ServerApp.password=",
+        "--ServerApp.disable_check_xsrf=True", "--LabApp.news_url=",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.extension_manager=readonly", "--ServerApp.allow_root=True",
+    ]
+    log = (build / "jupyterlab.log").open("w")
+    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=work)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{base}/api/status", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.3)
+        else:
+            raise RuntimeError(f"JupyterLab did not start; see {build / 'jupyterlab.log'}")
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
