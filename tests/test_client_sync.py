@@ -7,6 +7,7 @@ import _thread
 import asyncio
 import concurrent.futures
 import json
+import signal
 import threading
 from pathlib import Path
 from typing import Any
@@ -101,19 +102,25 @@ def test_ctrl_c_while_waiting_names_the_task_and_keeps_it() -> None:
         if record.status == "processing" and not finished.is_set():
             _thread.interrupt_main()
 
-    with Client("http://svc", "k", transport=httpx.MockTransport(service),
-                pacing=FixedPacing(0.01)) as client:
-        task = client.submit(model="video-a", prompt="a fox", duration=10)
-        with pytest.raises(KeyboardInterrupt) as caught:
-            client.wait(task, on_update=interrupt_once)
-        notes = "\n".join(getattr(caught.value, "__notes__", []))
-        assert task.task_id in notes and f"client.wait({task.task_id!r})" in notes
-        assert isinstance(caught.value, Interrupted)  # a notebook shows only this line:
-        assert caught.value._render_traceback_() == [f"genlab: stopped waiting; {notes}"]
-        entries = client.history.entries()  # type: ignore[attr-defined]
-        assert any(e.task_id == task.task_id for e in entries)
-        finished.set()
-        assert client.wait(task).succeeded  # the same Task object still works
+    # Python's own Ctrl-C handler, whatever an earlier test left installed; and a deadline,
+    # so a lost interrupt fails this test instead of hanging the suite.
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with Client("http://svc", "k", transport=httpx.MockTransport(service),
+                    pacing=FixedPacing(0.01)) as client:
+            task = client.submit(model="video-a", prompt="a fox", duration=10)
+            with pytest.raises(KeyboardInterrupt) as caught:
+                client.wait(task, on_update=interrupt_once, timeout=120)
+            notes = "\n".join(getattr(caught.value, "__notes__", []))
+            assert task.task_id in notes and f"client.wait({task.task_id!r})" in notes
+            assert isinstance(caught.value, Interrupted)  # a notebook shows only this line:
+            assert caught.value._render_traceback_() == [f"genlab: stopped waiting; {notes}"]
+            entries = client.history.entries()  # type: ignore[attr-defined]
+            assert any(e.task_id == task.task_id for e in entries)
+            finished.set()
+            assert client.wait(task).succeeded  # the same Task object still works
+    finally:
+        signal.signal(signal.SIGINT, handler)
 
 
 def test_calling_the_blocking_api_from_a_callback_is_refused_clearly(client: Client) -> None:

@@ -42,6 +42,15 @@ def _browser_env() -> dict[str, str | float | bool]:
     return env
 
 
+def _launch(playwright: Any) -> Any:
+    """Debian's Chromium, headless, asking nothing of the network."""
+    return playwright.chromium.launch(
+        executable_path=CHROMIUM, headless=True, env=_browser_env(),
+        args=["--headless", "--no-sandbox", "--disable-background-networking",
+              "--disable-component-update", "--disable-sync", "--disable-gpu"],
+    )
+
+
 def _check_notebook() -> str:
     """A notebook for the layout checks: the Studio, six tasks, and a comparison's gallery."""
     import nbformat
@@ -139,13 +148,7 @@ def test_studio_renders_a_playable_video_and_an_image(lab: str) -> None:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            env=_browser_env(),
-            args=["--headless", "--no-sandbox", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--disable-gpu"],
-        )
+        browser = _launch(p)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.set_default_timeout(60_000)
         try:
@@ -261,14 +264,15 @@ def _set_theme(theme: str) -> None:
     (folder / "themes.jupyterlab-settings").write_text(f'{{"theme": "{theme}"}}')
 
 
-def _run_all(page: Any) -> None:
-    """Run every cell once the notebook's kernel is idle (a run sent earlier is dropped)."""
+def _run_all(page: Any, first: str = ".genlab-studio") -> None:
+    """Run every cell once the notebook's kernel is idle (a run sent earlier is dropped),
+    until ``first`` shows."""
     for attempt in range(3):
         page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(state="visible")
         page.get_by_role("menuitem", name="Run", exact=True).click()
         page.get_by_text("Run All Cells", exact=True).click()
         try:
-            page.locator(".genlab-studio").first.wait_for(state="visible", timeout=60_000)
+            page.locator(first).first.wait_for(state="visible", timeout=120_000)
             return
         except Exception:
             if attempt == 2:
@@ -285,11 +289,7 @@ def test_the_studio_fits_reads_and_follows_the_person(lab: str, width: int, them
     _set_theme(theme)
     tag = f"{width}-{'dark' if 'Dark' in theme else 'light'}"
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM, headless=True, env=_browser_env(),
-            args=["--headless", "--no-sandbox", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--disable-gpu"],
-        )
+        browser = _launch(p)
         page = browser.new_page(viewport={"width": width, "height": 1000})
         page.set_default_timeout(60_000)
         try:
@@ -428,22 +428,15 @@ def test_a_record_in_a_cell_shows_its_media_and_survives_a_reload(lab: str, them
     tag = "dark" if "Dark" in theme else "light"
     (BUILD / "notebooks" / RESULTS_NOTEBOOK).write_text(_results_notebook())
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM, headless=True, env=_browser_env(),
-            args=["--headless", "--no-sandbox", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--disable-gpu"],
-        )
+        browser = _launch(p)
         page = browser.new_page(viewport={"width": 1024, "height": 900})
         page.set_default_timeout(60_000)
         try:
             page.goto(f"{lab}/lab/tree/{RESULTS_NOTEBOOK}")
             page.wait_for_selector(".jp-Notebook", state="visible")
-            page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(state="visible")
-            page.get_by_role("menuitem", name="Run", exact=True).click()
-            page.get_by_text("Run All Cells", exact=True).click()
+            _run_all(page, ".genlab-live")
             # While the video's task runs: one live line with its task id and status.
             live = page.locator(".genlab-live").first
-            live.wait_for(state="visible", timeout=120_000)
             said = live.inner_text()
             assert "video-a · task " in said and "⏳" in said
             page.screenshot(path=str(BUILD / f"10-live-line-{tag}.png"))
