@@ -114,3 +114,14 @@ def test_ctrl_c_while_waiting_says_how_to_resume_in_one_line(
     assert error["ename"] == "Interrupted"
     assert len(error["traceback"]) == 1
     assert "resume with client.wait('task_" in error["traceback"][0]
+
+
+def test_a_map_outcome_shows_as_a_grid_of_cards(kernel: Any) -> None:
+    messages = run(kernel, 'client.map([{"model": "image-b", "prompt": "kite one"}, '
+                           '{"model": "image-b", "prompt": "kite two"}, '
+                           '{"model": "image-b", "prompt": "x", "aspect_ratio": "7:3"}])')
+    (result,) = [m["content"]["data"] for m in messages if m["msg_type"] == "execute_result"]
+    page = result["text/html"]
+    assert "genlab-records" in page and page.count("genlab-record'") == 2
+    assert page.count('<img src="data:image/png;base64,') == 2
+    assert "InvalidParameterError" in page  # the third request's error, in its own cell

@@ -83,6 +83,12 @@ def _record_html(record: TaskRecord) -> str | None:
     return record_html(record)
 
 
+def _outcomes_html(outcomes: list[Any]) -> str:
+    from genlab.report import outcomes_html
+
+    return outcomes_html(outcomes)
+
+
 def _show_records_in_notebooks() -> None:
     """In IPython, a task record in a cell shows its kept media, prompt and settings (one
     card, :func:`genlab.report.record_html`); scripts never load the report for it."""
@@ -92,6 +98,7 @@ def _show_records_in_notebooks() -> None:
         return
     formatter = shell.display_formatter.formatters["text/html"]
     formatter.for_type_by_name("genlab._wire", "TaskRecord", _record_html)
+    formatter.for_type_by_name("genlab.client._batch", "Outcomes", _outcomes_html)
 
 
 _show_records_in_notebooks()

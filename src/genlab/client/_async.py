@@ -23,7 +23,7 @@ import httpx
 from genlab._errors import ConfigurationError, MediaError, TaskFailedError
 from genlab._wire import KINDS
 from genlab.catalog import RequestBase
-from genlab.client._batch import run_many
+from genlab.client._batch import Outcomes, run_many
 from genlab.client._config import ClientConfig, ConfigOptions, resolve_config
 from genlab.client._durations import DurationModel
 from genlab.client._lifecycle import WAIT_SETTLE, Generations
@@ -37,7 +37,6 @@ from genlab.client._transport import Http
 from genlab.client._types import (
     Kind,
     OnUpdate,
-    Outcome,
     RequestLike,
     Task,
     TaskRecord,
@@ -349,7 +348,7 @@ class AsyncClient:
         timeout: float | None = None,
         on_update: OnUpdate | None = None,
         reuse: bool | None = None,
-    ) -> list[Outcome]:
+    ) -> Outcomes:
         """Run many requests, at most ``concurrency`` at a time; one outcome per request.
 
         Outcomes come back in input order. A failure of one request (invalid, uncertain,

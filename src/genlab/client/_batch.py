@@ -12,13 +12,18 @@ from genlab._errors import ConfigurationError, TaskFailedError
 from genlab.client._types import Outcome, RequestLike, Task, TaskRecord
 
 
+class Outcomes(list[Outcome]):
+    """What ``map`` returns: one :class:`Outcome` per request, in input order. In a notebook
+    it shows as a grid of result cards (errors as their messages)."""
+
+
 async def run_many(
     requests: Iterable[RequestLike],
     submit: Callable[[RequestLike], Awaitable[Task]],
     wait: Callable[[Task], Awaitable[TaskRecord]],
     *,
     concurrency: int,
-) -> list[Outcome]:
+) -> Outcomes:
     """Submit and wait for every request, at most ``concurrency`` tasks in flight.
 
     ``wait`` returns a failed task's record rather than raising. Each failure (invalid
@@ -46,4 +51,4 @@ async def run_many(
                 outcome.error = exc
         return outcome
 
-    return list(await asyncio.gather(*(run_one(r) for r in requests)))
+    return Outcomes(await asyncio.gather(*(run_one(r) for r in requests)))

@@ -62,7 +62,7 @@ from genlab.report._media import (
     embed_file,
     thumbnail,
 )
-from genlab.report._record import record_html, records_html
+from genlab.report._record import outcomes_html, record_html, records_html
 from genlab.report._spend import spend_of
 from genlab.report._tiles import MEDIA_CSS, media_html, tile_html
 
@@ -91,6 +91,7 @@ __all__ = [
     "leaderboard_html",
     "media_html",
     "normalized",
+    "outcomes_html",
     "plot_leaderboard",
     "plot_spend",
     "plot_summary",

@@ -62,11 +62,27 @@ def record_html(record: TaskRecord) -> str:
 
 
 def records_html(records: Iterable[TaskRecord]) -> str:
-    """Several records (a list, a ``map`` outcome) as a grid of cards."""
-    cells = "".join(
-        f"<div style='flex:1 1 320px;max-width:480px'>{record_html(r)}</div>" for r in records
-    )
-    return f"<div class='genlab-records' style='display:flex;flex-wrap:wrap;gap:8px'>{cells}</div>"
+    """Several records as a grid of cards."""
+    return _grid(record_html(r) for r in records)
+
+
+def outcomes_html(outcomes: Iterable[Any]) -> str:
+    """A ``map`` (or ``compare``) outcome list as a grid: each result's card, or the error
+    that kept a request from one, escaped."""
+    cells = []
+    for outcome in outcomes:
+        record, error = getattr(outcome, "record", None), getattr(outcome, "error", None)
+        if record is not None and (error is None or record.failed):
+            cells.append(record_html(record))
+        else:
+            cells.append(text(f"{type(error).__name__}: {error}" if error else repr(outcome),
+                              ERROR, tag="div", css="overflow-wrap:anywhere"))
+    return _grid(cells)
+
+
+def _grid(cells: Iterable[str]) -> str:
+    shown = "".join(f"<div style='flex:1 1 320px;max-width:480px'>{c}</div>" for c in cells)
+    return f"<div class='genlab-records' style='display:flex;flex-wrap:wrap;gap:8px'>{shown}</div>"
 
 
 def _request(kept: Iterable[str]) -> dict[str, Any] | None:
@@ -91,4 +107,4 @@ def _credits(request: Mapping[str, Any] | None) -> int | None:
         return None
 
 
-__all__ = ["record_html", "records_html"]
+__all__ = ["outcomes_html", "record_html", "records_html"]
