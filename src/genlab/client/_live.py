@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import threading
 import time
 from typing import Any
 
@@ -18,10 +19,13 @@ from genlab.display import MUTED, text
 
 
 def in_notebook() -> bool:
-    """True inside a Jupyter kernel (IPython with a kernel), where a live line can show."""
+    """True on a Jupyter kernel's own thread, where a live line can show: never on a
+    background thread (a runner, a widget's worker), whose output would reach the wrong cell.
+    """
     ipython = sys.modules.get("IPython")
     shell = ipython.get_ipython() if ipython is not None else None
-    return shell is not None and getattr(shell, "kernel", None) is not None
+    return (shell is not None and getattr(shell, "kernel", None) is not None
+            and threading.current_thread() is threading.main_thread())
 
 
 class LiveLine:
