@@ -90,7 +90,8 @@ def test_ctrl_c_while_waiting_says_how_to_resume_in_one_line(
     kernel: Any, manager: KernelManager
 ) -> None:
     msg_id = kernel.execute(
-        'task = client.submit(model="video-a", prompt="a long wait", duration=30)\n'
+        'task = client.submit(model="video-a", prompt="a long wait", duration=30, '
+        'resolution="1080P")\n'
         "client.wait(task)"
     )
     # interrupt once the live line shows: the wait has begun

@@ -381,8 +381,8 @@ class Client:
         task_id = task if isinstance(task, str) else task.task_id
         model = "" if isinstance(task, str) else task.model
         kind = None if isinstance(task, str) else task.kind
-        line = LiveLine(task_id, model, expected=self._async._life.expected(task_id, model, kind)
-                        ) if progress and in_notebook() else None
+        note = _resume_note(task)
+        line: LiveLine | None = None
 
         def seen(record: TaskRecord) -> object:
             if line is not None:
@@ -390,15 +390,24 @@ class Client:
             return on_update(record) if on_update is not None else None
 
         try:
+            if progress and in_notebook():
+                line = LiveLine(task_id, model,
+                                expected=self._async._life.expected(task_id, model, kind))
             record: TaskRecord = self._runner.run(
                 lambda: self._async.wait(task, timeout=timeout, on_update=seen,
                                          raise_on_failure=raise_on_failure, progress=False),
-                interrupted_note=_resume_note(task), tick=line.update if line else None,
+                interrupted_note=note, tick=line.update if line else None,
             )
         except TaskFailedError as failed:
             if line is not None:
                 line.finish(failed.record)
             raise
+        except KeyboardInterrupt as interrupt:  # also one that came before the wait began
+            if line is not None:
+                line.finish(None)
+            if isinstance(interrupt, Interrupted):
+                raise
+            raise Interrupted(note) from interrupt
         except BaseException:
             if line is not None:
                 line.finish(None)
