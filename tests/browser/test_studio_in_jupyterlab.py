@@ -8,24 +8,18 @@ to ``build/browser/``.
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
+
+from ._lab import CHROMIUM, CHROMIUM_ARGS, ROOT, browser_env, jupyterlab, set_theme
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build" / "browser"
-CHROMIUM = os.environ.get("GENLAB_CHROMIUM", "/usr/bin/chromium")
 NOTEBOOK = "02-studio.ipynb"
 CHECK_NOTEBOOK = "studio-check.ipynb"
 SIZES = (1024, 1400)
@@ -33,21 +27,11 @@ STARTED = time.time()
 THEMES = ("JupyterLab Light", "JupyterLab Dark")
 
 
-def _browser_env() -> dict[str, str | float | bool]:
-    """Chromium's environment: its crash reports and caches go under build/browser/home."""
-    home = BUILD / "home"
-    env: dict[str, str | float | bool] = dict(os.environ)
-    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / "xdg-config"),
-               XDG_CACHE_HOME=str(home / "cache"))
-    return env
-
-
 def _launch(playwright: Any) -> Any:
     """Debian's Chromium, headless, asking nothing of the network."""
     return playwright.chromium.launch(
-        executable_path=CHROMIUM, headless=True, env=_browser_env(),
-        args=["--headless", "--no-sandbox", "--disable-background-networking",
-              "--disable-component-update", "--disable-sync", "--disable-gpu"],
+        executable_path=CHROMIUM, headless=True, env=browser_env(BUILD),
+        args=CHROMIUM_ARGS,
     )
 
 
@@ -73,73 +57,12 @@ def _check_notebook() -> str:
     return str(nbformat.writes(notebook))
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def lab() -> Iterator[str]:
     """JupyterLab serving a copy of the notebooks (so autosave never touches the repo)."""
-    if BUILD.exists():
-        shutil.rmtree(BUILD)
-    work = BUILD / "notebooks"
-    ignore = shutil.ignore_patterns(".genlab", "genlab-output")
-    shutil.copytree(ROOT / "notebooks", work, ignore=ignore)
-    # Render every cell (JupyterLab 4 virtualises cells out of view) and ask nothing of news.
-    settings = BUILD / "user-settings" / "@jupyterlab"
-    (settings / "notebook-extension").mkdir(parents=True)
-    (settings / "notebook-extension" / "tracker.jupyterlab-settings").write_text(
-        '{"windowingMode": "none"}'
-    )
-    (settings / "apputils-extension").mkdir(parents=True)
-    (settings / "apputils-extension" / "notification.jupyterlab-settings").write_text(
-        '{"fetchNews": "false", "checkForUpdates": false}'
-    )
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GENLAB_")}
-    env["JUPYTERLAB_SETTINGS_DIR"] = str(BUILD / "user-settings")
-    # Nothing in the user's home: workspaces, runtime files, IPython and matplotlib caches all
-    # go under build/browser/home.
-    home = BUILD / "home"
-    for name, sub in (("HOME", ""), ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"),
-                      ("JUPYTER_RUNTIME_DIR", "runtime"), ("JUPYTER_CONFIG_DIR", "config"),
-                      ("IPYTHONDIR", "ipython"), ("MPLCONFIGDIR", "matplotlib"),
-                      ("XDG_CACHE_HOME", "cache"), ("XDG_CONFIG_HOME", "xdg-config"),
-                      ("XDG_DATA_HOME", "xdg-data")):
-        (home / sub).mkdir(parents=True, exist_ok=True)
-        env[name] = str(home / sub)
-    (work / CHECK_NOTEBOOK).write_text(_check_notebook())
-    command = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
-        f"--ServerApp.root_dir={work}", "--IdentityProvider.token=", "--ServerApp.password=",
-        "--ServerApp.disable_check_xsrf=True", "--LabApp.news_url=",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        "--LabApp.extension_manager=readonly", "--ServerApp.allow_root=True",
-    ]
-    log = (BUILD / "jupyterlab.log").open("w")
-    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=work)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{base}/api/status", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.3)
-        else:
-            pytest.fail("JupyterLab did not start; see build/browser/jupyterlab.log")
+    with jupyterlab(BUILD) as base:
+        (BUILD / "notebooks" / CHECK_NOTEBOOK).write_text(_check_notebook())
         yield base
-    finally:
-        process.terminate()
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
 
 
 def test_studio_renders_a_playable_video_and_an_image(lab: str) -> None:
@@ -258,12 +181,6 @@ _CONTRAST = """
 """
 
 
-def _set_theme(theme: str) -> None:
-    folder = BUILD / "user-settings" / "@jupyterlab" / "apputils-extension"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "themes.jupyterlab-settings").write_text(f'{{"theme": "{theme}"}}')
-
-
 def _run_all(page: Any, first: str = ".genlab-studio") -> None:
     """Run every cell once the notebook's kernel is idle (a run sent earlier is dropped),
     until ``first`` shows."""
@@ -286,7 +203,7 @@ def test_the_studio_fits_reads_and_follows_the_person(lab: str, width: int, them
         pytest.fail(f"{CHROMIUM} is missing: run `make test-browser`, which installs it")
     from playwright.sync_api import sync_playwright
 
-    _set_theme(theme)
+    set_theme(BUILD, theme)
     tag = f"{width}-{'dark' if 'Dark' in theme else 'light'}"
     with sync_playwright() as p:
         browser = _launch(p)
@@ -424,7 +341,7 @@ def _results_notebook() -> str:
 def test_a_record_in_a_cell_shows_its_media_and_survives_a_reload(lab: str, theme: str) -> None:
     from playwright.sync_api import sync_playwright
 
-    _set_theme(theme)
+    set_theme(BUILD, theme)
     tag = "dark" if "Dark" in theme else "light"
     (BUILD / "notebooks" / RESULTS_NOTEBOOK).write_text(_results_notebook())
     with sync_playwright() as p:
