@@ -1,5 +1,9 @@
-"""JupyterLab on a loopback port for the browser tests, serving a copy of the notebooks, with
-everything it and its kernels write kept under one build folder (never the user's home)."""
+"""JupyterLab or Notebook 7 on a loopback port for the browser tests, serving a copy of the
+notebooks, with everything it and its kernels write kept under one build folder (never the
+user's home).
+
+Both front ends share JupyterLab's settings folder, so :func:`set_theme` works for either;
+:func:`notebook_url` is where a notebook opens in each."""
 
 from __future__ import annotations
 
@@ -12,8 +16,12 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Literal
 
 import httpx
+
+Frontend = Literal["lab", "notebook"]
+FRONTENDS: tuple[Frontend, ...] = ("lab", "notebook")
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("GENLAB_CHROMIUM", "/usr/bin/chromium")
@@ -43,9 +51,15 @@ def set_theme(build: Path, theme: str) -> None:
     (folder / "themes.jupyterlab-settings").write_text(f'{{"theme": "{theme}"}}')
 
 
+def notebook_url(base: str, name: str, frontend: Frontend = "lab") -> str:
+    """Where notebook ``name`` opens: JupyterLab's ``/lab/tree/``, Notebook 7's ``/notebooks/``."""
+    return f"{base}/lab/tree/{name}" if frontend == "lab" else f"{base}/notebooks/{name}"
+
+
 @contextmanager
-def jupyterlab(build: Path) -> Iterator[str]:
-    """JupyterLab serving a copy of notebooks/ in ``build``/notebooks; its base URL."""
+def jupyterlab(build: Path, frontend: Frontend = "lab") -> Iterator[str]:
+    """JupyterLab (or Notebook 7, ``frontend="notebook"``) serving a copy of notebooks/ in
+    ``build``/notebooks; its base URL."""
     if build.exists():
         shutil.rmtree(build)
     work = build / "notebooks"
@@ -71,14 +85,19 @@ def jupyterlab(build: Path) -> Iterator[str]:
                       ("XDG_DATA_HOME", "xdg-data")):
         (home / sub).mkdir(parents=True, exist_ok=True)
         env[name] = str(home / sub)
+    app = "LabApp" if frontend == "lab" else "JupyterNotebookApp"
     command = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
+        sys.executable, "-m", "jupyterlab" if frontend == "lab" else "notebook",
+        "--no-browser", f"--port={port}", "--ip=127.0.0.1",
         f"--ServerApp.root_dir={work}", "--IdentityProvider.token=", "--ServerApp.password=",
-        "--ServerApp.disable_check_xsrf=True", "--LabApp.news_url=",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        "--LabApp.extension_manager=readonly", "--ServerApp.allow_root=True",
+        "--ServerApp.disable_check_xsrf=True", "--ServerApp.allow_root=True",
     ]
-    log = (build / "jupyterlab.log").open("w")
+    if frontend == "lab":
+        command += ["--LabApp.news_url=",
+                    "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+                    "--LabApp.extension_manager=readonly"]
+    log_name = "jupyterlab.log" if frontend == "lab" else "notebook.log"
+    log = (build / log_name).open("w")
     process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=work)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -90,7 +109,7 @@ def jupyterlab(build: Path) -> Iterator[str]:
             except httpx.HTTPError:
                 time.sleep(0.3)
         else:
-            raise RuntimeError(f"JupyterLab did not start; see {build / 'jupyterlab.log'}")
+            raise RuntimeError(f"{app} did not start; see {build / log_name}")
         yield base
     finally:
         process.terminate()
