@@ -40,6 +40,7 @@ from genlab.widgets._fields import (
 from genlab.widgets._form import ModelForm
 from genlab.widgets._history import HistoryPanel
 from genlab.widgets._money import ReuseOffer, client_budget_text
+from genlab.widgets._offline import OFFLINE_HTML
 from genlab.widgets._protocols import StudioClient
 from genlab.widgets._references import ReferenceList
 from genlab.widgets._tasks import TaskList
@@ -174,7 +175,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         self.model_picker.observe(self._model_picked, "value")
         self.children = [
             widgets.HTML(text("genlab studio", TEXT, tag="h3", css="margin:0")
-                         + text(client.base_url, MUTED)),
+                         + text(client.base_url, MUTED) + OFFLINE_HTML),
             widgets.HBox([side_label("kind"), self.kind_picker, self.model_picker],
                          layout=widgets.Layout(flex_flow="row wrap")),
             self.summary,
