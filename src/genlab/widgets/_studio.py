@@ -67,7 +67,8 @@ def studio(
         client: a :class:`genlab.Client` (the synchronous one: tasks run on its runner).
         model: the model shown first (default: the catalog's first).
         media_dir: where results are saved for embedding, a folder or a storage URL
-            (default: ``GENLAB_MEDIA``, else a temporary folder).
+            (default: ``GENLAB_MEDIA``, else a temporary folder removed when the kernel exits;
+            results the client keeps, as it does by default, are shown from its store).
         history_rows: how many recent tasks the history panel shows.
 
     Example:
@@ -86,7 +87,8 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
             anything else with the :class:`~genlab.widgets.StudioClient` surface.
         model: the model shown first (default: the catalog's first).
         media_dir: where results are saved for embedding, a folder or a storage URL
-            (default: ``GENLAB_MEDIA``, else a temporary folder).
+            (default: ``GENLAB_MEDIA``, else a temporary folder removed when the kernel exits;
+            results the client keeps, as it does by default, are shown from its store).
         history_rows: how many recent tasks the history panel shows.
 
     Attributes:
@@ -120,7 +122,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         self.client = client
         self.add_class("genlab-studio")
         self._work = Background.shared()
-        self.media_dir = media_dir_or_temp(media_dir, "genlab-studio-")
+        self.media_dir = media_dir_or_temp(media_dir)
         self.forms: dict[str, ModelForm] = {}
         self._checked: Preview | None = None
         self._switching = False
