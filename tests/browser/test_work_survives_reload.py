@@ -87,12 +87,15 @@ def _run_all(page: Any, base: str) -> None:
     """Run every cell once the kernel is idle (a run sent before it is ready is dropped)."""
     for attempt in range(3):
         _wait(lambda: _kernels_idle(base), "an idle kernel", 120)
-        page.get_by_role("menuitem", name="Run", exact=True).click()
-        page.get_by_text("Run All Cells", exact=True).click()
+        # The page may still be connecting to it ("Kernel Initializing" in Notebook 7).
+        page.get_by_text("Kernel Initializing").wait_for(state="hidden")
         try:
+            page.get_by_role("menuitem", name="Run", exact=True).click()
+            page.get_by_text("Run All Cells", exact=True).click(timeout=20_000)
             page.locator(".genlab-studio").first.wait_for(state="visible", timeout=120_000)
             return
         except Exception:
+            page.keyboard.press("Escape")  # a menu left open
             if attempt == 2:
                 raise
 
