@@ -15,10 +15,13 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(PY) -m genlab demo
 
-# The notebooks in JupyterLab, on this machine only (127.0.0.1), opened at the quickstart.
-# Installs the notebook extra and JupyterLab into the venv first.
+# The notebooks in JupyterLab, on this machine only (127.0.0.1), opened at the quickstart;
+# the same server serves Notebook 7 at /tree. Installs the notebook extra, JupyterLab and
+# Notebook 7 into the venv first, and turns on saving widget state in notebooks (the Studio
+# and its results show again when a saved notebook is reopened).
 lab: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[lab]"
+	$(PY) binder/install_settings.py
 	cd notebooks && $(abspath $(PY)) -m jupyterlab --ip=127.0.0.1 --ServerApp.root_dir=. \
 	  $(if $(filter 0,$(shell id -u)),--allow-root) 01-quickstart.ipynb
 

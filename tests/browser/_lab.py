@@ -57,9 +57,13 @@ def notebook_url(base: str, name: str, frontend: Frontend = "lab") -> str:
 
 
 @contextmanager
-def jupyterlab(build: Path, frontend: Frontend = "lab") -> Iterator[str]:
+def jupyterlab(build: Path, frontend: Frontend = "lab", *,
+               app_settings: bool = False) -> Iterator[str]:
     """JupyterLab (or Notebook 7, ``frontend="notebook"``) serving a copy of notebooks/ in
-    ``build``/notebooks; its base URL."""
+    ``build``/notebooks; its base URL.
+
+    ``app_settings``: with the settings ``make lab`` and Binder install
+    (binder/jupyterlab-settings.json, read as the environment's overrides)."""
     if build.exists():
         shutil.rmtree(build)
     work = build / "notebooks"
@@ -92,6 +96,13 @@ def jupyterlab(build: Path, frontend: Frontend = "lab") -> Iterator[str]:
         f"--ServerApp.root_dir={work}", "--IdentityProvider.token=", "--ServerApp.password=",
         "--ServerApp.disable_check_xsrf=True", "--ServerApp.allow_root=True",
     ]
+    if app_settings:
+        overrides = build / "app-settings" / "overrides.d"
+        overrides.mkdir(parents=True)
+        shutil.copyfile(ROOT / "binder" / "jupyterlab-settings.json", overrides / "genlab.json")
+        # Notebook 7's server loads JupyterLab's too, whose settings handler may answer.
+        command += [f"--{name}.app_settings_dir={build / 'app-settings'}"
+                    for name in ("LabApp", "JupyterNotebookApp")]
     if frontend == "lab":
         command += ["--LabApp.news_url=",
                     "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",

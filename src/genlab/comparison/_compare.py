@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import os
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
@@ -21,6 +20,7 @@ from genlab._errors import (
 from genlab.catalog import CATALOG
 from genlab.client import AsyncClient, Client, Outcome, ReusedRecord, TaskRecord, VideoResult
 from genlab.comparison._plan import Run, plan
+from genlab.comparison._progress import GridProgress
 from genlab.comparison._result import Comparison
 from genlab.history import History
 from genlab.report import MAX_FETCH_BYTES
@@ -139,17 +139,12 @@ def _run(
     tagging: Any,
     reuse: bool | None,
 ) -> list[Outcome]:
-    from tqdm.auto import tqdm
-
-    bar = tqdm(total=len(runs), desc="compare", unit="run", disable=not progress)
-    ended: Counter[str] = Counter()
+    bar = GridProgress(len(runs), enabled=progress)
 
     def on_update(record: TaskRecord) -> None:
         # Called on the client's runner thread, once per status change of each task.
         if record.done:
-            ended[record.status] += 1
-            bar.set_postfix(ended, refresh=False)
-            bar.update(1)
+            bar.ended(record.status)
 
     try:
         with tagging:
@@ -160,10 +155,8 @@ def _run(
                 on_update=on_update,
                 reuse=reuse,
             )
-        # Runs that ended without a final record (refused, uncertain, timed out).
-        bar.update(len(runs) - sum(ended.values()))
     finally:
-        bar.close()
+        bar.close()  # runs that ended without a final record (refused, uncertain, timed out)
     return outcomes
 
 

@@ -7,6 +7,7 @@ import shutil
 import tempfile
 import threading
 import uuid
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,8 +62,10 @@ class MediaStore:
     """Files keyed by a relative path (``<task_id>/video-0.mp4``), at most ``max_bytes`` in all.
 
     Args:
-        root: the folder to keep files in; a temporary folder (removed by :meth:`close`) when
-            None.
+        root: the folder to keep files in; a temporary folder when None, removed by
+            :meth:`close` or, for an emulator never stopped (a kernel's embedded one), when the
+            process exits. What a client kept of its results lives elsewhere (beside its
+            history), so nothing of the person's goes with it.
         max_bytes: the cap; storing beyond it evicts the least recently used files.
     """
 
@@ -70,6 +73,9 @@ class MediaStore:
         self._owned = root is None
         self.root = Path(tempfile.mkdtemp(prefix="genlab-emulator-")) if root is None else root
         self.root.mkdir(parents=True, exist_ok=True)
+        # Runs once: at close(), when the store is collected, or at exit.
+        self._remove = weakref.finalize(self, shutil.rmtree, self.root, True) if self._owned \
+            else None
         self.max_bytes = max_bytes
         self._files: OrderedDict[str, Stored] = OrderedDict()
         self._bytes = 0
@@ -140,8 +146,8 @@ class MediaStore:
             self._files.clear()
             self._bytes = 0
         shutil.rmtree(self.root / ".scratch", ignore_errors=True)
-        if self._owned:
-            shutil.rmtree(self.root, ignore_errors=True)
+        if self._remove is not None:
+            self._remove()
 
     def _path(self, key: str) -> Path:
         parts = [p for p in key.split("/") if p not in ("", ".", "..")]

@@ -19,9 +19,11 @@ Example:
 
 from __future__ import annotations
 
+import atexit
 import concurrent.futures
 import os
 import pprint
+import shutil
 import tempfile
 import threading
 import time
@@ -50,12 +52,28 @@ _PROGRESS = {"submitting": 0, "queued": 1, "processing": 2}
 _SMALL = widgets.Layout(width="2.4em", padding="0")
 
 
-def media_dir_or_temp(media_dir: str | os.PathLike[str] | None, prefix: str) -> Path | str:
-    """Where a card or the Studio saves results: ``media_dir``, else ``GENLAB_MEDIA`` (a
-    folder or a storage URL), else a new temporary folder."""
+def media_dir_or_temp(media_dir: str | os.PathLike[str] | None) -> Path | str | None:
+    """Where a card or the Studio saves results the client did not keep: ``media_dir``, else
+    ``GENLAB_MEDIA`` (a folder or a storage URL), else None: :func:`scratch_folder`, made only
+    when such a result comes (a client keeps results by default, beside its history)."""
     if media_dir or os.environ.get(MEDIA_ENV, "").strip():
         return media_location(media_dir or None)
-    return Path(tempfile.mkdtemp(prefix=prefix))
+    return None
+
+
+_scratch: list[Path] = []
+_scratch_lock = threading.Lock()
+
+
+def scratch_folder() -> Path:
+    """This process's temporary folder for results shown but not kept (``keep=False``), made on
+    first use and removed when the process (the kernel) exits. The card keeps their preview
+    embedded; Download, or a client that keeps results, keeps the originals."""
+    with _scratch_lock:
+        if not _scratch:
+            _scratch.append(Path(tempfile.mkdtemp(prefix="genlab-studio-")))
+            atexit.register(shutil.rmtree, _scratch[0], True)
+        return _scratch[0]
 
 
 def request_code(body: dict[str, Any]) -> str:
@@ -86,7 +104,8 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         client: runs the task (:class:`~genlab.widgets.StudioClient`).
         body: the request body.
         media_dir: where the results are saved for embedding: a folder or a storage URL
-            (``s3://bucket/prefix/``); default ``GENLAB_MEDIA``, else a temporary folder.
+            (``s3://bucket/prefix/``) for results the client did not keep; default
+            ``GENLAB_MEDIA``, else a temporary folder removed when the kernel exits.
         checked: the catalog's verdict on ``body``, if already known.
         on_close: called with the card when its × is pressed (the Studio drops it).
         reuse: ``Client.generate``'s; a reused result shows at zero credits with its note.
@@ -119,7 +138,7 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         self.client = client
         self.body = dict(body)
         self.checked = checked if checked is not None else preview(self.body)
-        self.media_dir = media_dir_or_temp(media_dir, "genlab-")
+        self.media_dir = media_dir_or_temp(media_dir)
         self.status = "new"
         self.reuse = reuse
         self.record: TaskRecord | None = None
@@ -325,7 +344,8 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         if record.kept:
             self.paths = [media_location(p) for p in record.kept]
         else:
-            folder = media_join(self.media_dir, safe_filename(record.task_id, "task"))
+            where = self.media_dir if self.media_dir is not None else scratch_folder()
+            folder = media_join(where, safe_filename(record.task_id, "task"))
             self.paths = self.client.download(record, folder)
         return media_html(self.paths)
 

@@ -40,6 +40,7 @@ from genlab.widgets._fields import (
 from genlab.widgets._form import ModelForm
 from genlab.widgets._history import HistoryPanel
 from genlab.widgets._money import ReuseOffer, client_budget_text
+from genlab.widgets._offline import OFFLINE_HTML
 from genlab.widgets._protocols import StudioClient
 from genlab.widgets._references import ReferenceList
 from genlab.widgets._tasks import TaskList
@@ -66,7 +67,8 @@ def studio(
         client: a :class:`genlab.Client` (the synchronous one: tasks run on its runner).
         model: the model shown first (default: the catalog's first).
         media_dir: where results are saved for embedding, a folder or a storage URL
-            (default: ``GENLAB_MEDIA``, else a temporary folder).
+            (default: ``GENLAB_MEDIA``, else a temporary folder removed when the kernel exits;
+            results the client keeps, as it does by default, are shown from its store).
         history_rows: how many recent tasks the history panel shows.
 
     Example:
@@ -85,7 +87,8 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
             anything else with the :class:`~genlab.widgets.StudioClient` surface.
         model: the model shown first (default: the catalog's first).
         media_dir: where results are saved for embedding, a folder or a storage URL
-            (default: ``GENLAB_MEDIA``, else a temporary folder).
+            (default: ``GENLAB_MEDIA``, else a temporary folder removed when the kernel exits;
+            results the client keeps, as it does by default, are shown from its store).
         history_rows: how many recent tasks the history panel shows.
 
     Attributes:
@@ -119,7 +122,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         self.client = client
         self.add_class("genlab-studio")
         self._work = Background.shared()
-        self.media_dir = media_dir_or_temp(media_dir, "genlab-studio-")
+        self.media_dir = media_dir_or_temp(media_dir)
         self.forms: dict[str, ModelForm] = {}
         self._checked: Preview | None = None
         self._switching = False
@@ -174,7 +177,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         self.model_picker.observe(self._model_picked, "value")
         self.children = [
             widgets.HTML(text("genlab studio", TEXT, tag="h3", css="margin:0")
-                         + text(client.base_url, MUTED)),
+                         + text(client.base_url, MUTED) + OFFLINE_HTML),
             widgets.HBox([side_label("kind"), self.kind_picker, self.model_picker],
                          layout=widgets.Layout(flex_flow="row wrap")),
             self.summary,
