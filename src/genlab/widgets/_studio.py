@@ -230,11 +230,15 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         if not self._switching:
             self._show(change["new"])
 
-    def _show(self, model: str) -> None:
+    def _form_for(self, model: str) -> ModelForm:
         form = self.forms.get(model)
         if form is None:
             form = self.forms[model] = ModelForm(CATALOG[model], self.client)
             form.on_edit(functools.partial(self._edited, form))
+        return form
+
+    def _show(self, model: str) -> None:
+        form = self._form_for(model)
         self._carry(form)
         self._last[CATALOG[model].KIND] = model
         self.form_box.children = [form]
@@ -243,16 +247,21 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         self._refresh()
 
     def _edited(self, form: ModelForm) -> None:
-        # An edit may reach a form just replaced (a slow kernel): remembered all the same.
+        # An edit may reach a form just replaced: the browser still showed it when the person
+        # typed, a moment after switching models. It goes to the form shown now, wherever
+        # that form has the same field.
         if self._loading:
             return
-        self._remember(form)
         if form is self.form:
-            self._refresh()
+            self._remember(form)
+        else:  # only the field just edited: the rest of that form is older than this one
+            self._remember(form, only=form.last_edited)
+            self._carry(self.form)
+        self._refresh()
 
-    def _remember(self, form: ModelForm) -> None:
+    def _remember(self, form: ModelForm, only: str | None = None) -> None:
         # The person's latest values of the shared-meaning fields they edited.
-        for name in form.touched:
+        for name in form.touched if only is None else {only} & form.touched:
             row = form.fields.get(name)
             if row is not None and row.spec.kind in SHARED_KINDS:
                 self._shared[name] = (row.spec.kind, row.get_value())
@@ -278,14 +287,23 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
     # --- reading and setting the form --------------------------------------------------
 
     def set(self, model: str | None = None, **fields: Any) -> None:
-        """Switch model (optional) and set fields.
+        """Switch model (optional) and set fields; all of it, or nothing.
 
-        Fields not named keep their values. Raises ValueError for a field the model does not
-        have, or a value a control cannot hold (the catalog judges everything else).
+        Fields not named keep their values. The catalog judges the request; a field the model
+        does not have, or a value its control cannot hold, refuses the whole call.
+
+        Raises:
+            ValueError: an unknown model.
+            InvalidParameterError: a field the model does not have, or a value a control
+                cannot hold (a duration past the model's range, a resolution it does not
+                offer); neither the model nor any field was changed.
 
         Example:
             studio.set(model="video-a", prompt="a fox", duration=10)
         """
+        if model is not None and model not in CATALOG:
+            raise ValueError(f"unknown model {model!r}; use one of {', '.join(CATALOG)}")
+        self._form_for(model or self.model).check(**fields)
         if model is not None:
             self.select(model)
         self.form.set(**fields)
