@@ -31,6 +31,7 @@ from genlab.widgets._fields import (
     EditNotifier,
     FieldRow,
     hint_html,
+    side_label,
 )
 from genlab.widgets._protocols import StudioClient
 from genlab.widgets._references import ReferenceList
@@ -124,6 +125,13 @@ class ModelForm(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets
             spec.name: build_row(spec, client) for spec in form_fields(cls)
         }
         self.hidden_note = widgets.HTML(layout=widgets.Layout(margin=f"0 0 0 {LABEL_WIDTH}"))
+        # The empty reference lists, folded into one line of "+ Reference images" buttons.
+        self.lists = [row for row in self.fields.values() if isinstance(row, ReferenceList)]
+        self.references_bar = widgets.HBox(
+            [side_label("References"), *(row.open_button for row in self.lists)],
+            layout=widgets.Layout(flex_flow="row wrap", align_items="center"),
+        )
+        self.references_bar.add_class("genlab-references-bar")
         self._init_notifier()
         self._shown: Preview | None = None
         self.touched: set[str] = set()
@@ -131,7 +139,24 @@ class ModelForm(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets
         self.attempted = False
         for name, row in self.fields.items():
             row.on_edit(functools.partial(self._row_edited, name))
-        self.children = [*self.fields.values(), self.hidden_note]
+        for row in self.lists:
+            row.on_fold(self._place_lists)
+        rows = list(self.fields.values())
+        at = rows.index(self.lists[0]) if self.lists else len(rows)
+        self.children = [*rows[:at], self.references_bar, *rows[at:], self.hidden_note]
+        self._place_lists()
+
+    def _place_lists(self) -> None:
+        """A button on the bar for each empty list the mode accepts; no bar without one."""
+        shown = 0
+        for row in self.lists:
+            wanted = None if row.collapsed and not row.hidden else "none"
+            shown += wanted is None
+            if row.open_button.layout.display != wanted:
+                row.open_button.layout.display = wanted
+        bar = None if shown else "none"
+        if self.references_bar.layout.display != bar:
+            self.references_bar.layout.display = bar
 
     def _row_edited(self, name: str) -> None:
         if not self._quiet:  # a person's edit; reset() and set() decide for themselves
@@ -240,6 +265,7 @@ class ModelForm(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets
                 row.show_details([e for e in preview.errors if e.loc and e.loc[0] == name])
             else:
                 row.show_errors(preview.messages_for(name))
+        self._place_lists()
         note = ""
         if preview.hidden:
             items = "; ".join(

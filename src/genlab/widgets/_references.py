@@ -14,13 +14,14 @@ uploaded files in the list, and the widget keeps no bytes of them (its state is 
 notebook). Where a local file cannot be sent (the list needs a public URL and the service
 takes no uploads) there is no upload button.
 
-An empty list is one line, its label and an "Add" button, until a person opens it or it gets
-an item: three empty lists must not push Submit out of view.
+An empty list shows nothing but its ``open_button`` (the form puts the buttons of its empty
+lists on one line) until a person opens it or it gets an item: three empty lists must not
+push Submit out of view.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import ipywidgets as widgets
@@ -67,9 +68,12 @@ class ReferenceList(FieldRow):
         self._names: dict[str, str] = {}
         self._stubbing = False
         self._opened = False
+        self._fold_listeners: list[Callable[[], None]] = []
         self.title = widgets.HTML(tooltip=spec.tooltip)
         self.open_button = widgets.Button(
-            description="Add", icon="plus", tooltip=f"Add to {spec.label.lower()}",
+            # On the form's "References" line: "+ Images", "+ Videos", "+ Audio".
+            description=spec.label.removeprefix("Reference ").capitalize(), icon="plus",
+            tooltip=f"Add {spec.label.lower()} ({spec.name}): {self._how()}",
             layout=widgets.Layout(width="auto"),
         )
         self.open_button.add_class("genlab-open-references")
@@ -96,10 +100,8 @@ class ReferenceList(FieldRow):
         self.note = widgets.HTML()
         add_row = widgets.HBox([self.url, self.add_button, self.upload]
                                if self.takes_files else [self.url, self.add_button])
-        header = widgets.HBox([self.title, self.open_button],
-                              layout=widgets.Layout(align_items="center"))
-        self.editor = widgets.VBox([self.rows, add_row, self.note])
-        self._finish([header, self.editor])
+        self.editor = widgets.VBox([self.title, self.rows, add_row, self.note])
+        self._finish([self.editor])
         self._render()
 
     @property
@@ -136,8 +138,12 @@ class ReferenceList(FieldRow):
 
     @property
     def collapsed(self) -> bool:
-        """Empty and not opened: the list is one line, its label and an "Add" button."""
+        """Empty and not opened: only :attr:`open_button` stands for the list."""
         return not self._items and not self._opened
+
+    def on_fold(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` whenever the list folds or opens."""
+        self._fold_listeners.append(callback)
 
     def expand(self) -> None:
         """Show the URL box (and upload button) of an empty list."""
@@ -146,10 +152,13 @@ class ReferenceList(FieldRow):
 
     def _fold(self) -> None:
         collapsed = self.collapsed
-        self.editor.layout.display = "none" if collapsed else None
-        self.open_button.layout.display = None if collapsed else "none"
-        self.layout.border = None if collapsed else f"1px solid {BORDER}"
-        self.layout.padding = "0" if collapsed else "4px"
+        wanted = "none" if collapsed else None
+        if self.editor.layout.display != wanted:
+            self.editor.layout.display = wanted
+            self.layout.border = None if collapsed else f"1px solid {BORDER}"
+            self.layout.padding = "0" if collapsed else "4px"
+        for callback in list(self._fold_listeners):
+            callback()
 
     # --- the field surface ------------------------------------------------------------
 

@@ -28,6 +28,7 @@ from genlab._errors import InvalidParameterError
 from genlab.catalog import CATALOG, Preview, preview
 from genlab.display import BORDER, MUTED, TEXT, escape, lines, styled, text
 from genlab.widgets._background import Background
+from genlab.widgets._browser import reveal_newest_card
 from genlab.widgets._card import TaskCard, media_dir_or_temp
 from genlab.widgets._compare import ComparePanel
 from genlab.widgets._fields import (
@@ -170,10 +171,13 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
             titles=("Tasks", "Compare models", "History"),
         )
         self.tabs.add_class("genlab-tabs")
+        self._reveal = widgets.HTML()  # brings a new card into view (empty: no height)
         self.kind_picker.observe(self._kind_picked, "value")
         self.model_picker.observe(self._model_picked, "value")
         self.children = [
-            widgets.HTML(text("genlab studio", TEXT, tag="h3", css="margin:0")
+            # One line: the title and the service; the form below must leave Submit in view.
+            widgets.HTML(text("genlab studio", TEXT, tag="h3",
+                              css="margin:0 0.6em 0 0;display:inline")
                          + text(client.base_url, MUTED)),
             widgets.HBox([side_label("kind"), self.kind_picker, self.model_picker],
                          layout=widgets.Layout(flex_flow="row wrap")),
@@ -186,6 +190,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
             self.notices,
             self.reuse_offer,
             widgets.HBox([self.submit_button, self.reset_button]),
+            self._reveal,
             self.tabs,
         ]
         self.layout.border_top = f"1px solid {BORDER}"
@@ -243,7 +248,8 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         self._last[CATALOG[model].KIND] = model
         self.form_box.children = [form]
         cls = CATALOG[model]
-        self.summary.value = text(cls.SUMMARY, MUTED)
+        self.summary.value = text(cls.SUMMARY, MUTED, tag="div", size="90%",
+                                  css="line-height:1.4;margin:2px 0 6px")
         self._refresh()
 
     def _edited(self, form: ModelForm) -> None:
@@ -400,6 +406,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         )
         self.tasks.add(card)
         self.tabs.selected_index = 0
+        self._reveal.value = reveal_newest_card(len(self.cards))
         card.start()
         if card.future is not None and self.history_panel.available:
             # Runs on the client's runner thread: the history is read on a worker instead.
