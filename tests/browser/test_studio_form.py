@@ -205,7 +205,9 @@ _LABELS = """
   }
   for (const el of root.querySelectorAll('.widget-html-content div')) {
     if (el.offsetParent === null || el.style.textAlign !== 'right') continue;
-    if (el.scrollWidth > el.clientWidth + 1 || el.offsetHeight > 24) {
+    const text = document.createRange();
+    text.selectNodeContents(el);  // more than one line box: the label wrapped
+    if (el.scrollWidth > el.clientWidth + 1 || text.getClientRects().length > 1) {
       bad.push(`side label: "${el.textContent.trim()}"`);
     }
   }
@@ -277,7 +279,9 @@ def test_the_form_reads_well_in_both_themes(
             studio.locator(".genlab-references-bar").get_by_role(
                 "button", name="Images").click()
             images = studio.locator(".genlab-field-reference_images")
-            images.locator("input[type=file]").set_input_files(
+            with page.expect_file_chooser(timeout=30_000) as chooser:
+                images.locator(".widget-upload").click()
+            chooser.value.set_files(
                 {"name": "harbour-at-dawn.png", "mimeType": "image/png", "buffer": _png()})
             images.get_by_text("harbour-at-dawn.png").wait_for(state="visible")
             assert "/v1/uploads" not in images.inner_text()

@@ -367,7 +367,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         shown = loose if (form.touched or form.attempted) else []
         self._assign(self.errors, error_html(shown))
         todo = "" if checked.valid or not waiting else (
-            "To submit, fill in: " + ", ".join(waiting)
+            "To submit, fill in: " + ", ".join(form.fields[n].spec.label for n in waiting)
         )
         self._assign(self.hint, hint_html(todo) if todo else "")
         notes = lines(checked.notices, mark="&#8505; ")
