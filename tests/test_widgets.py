@@ -120,8 +120,10 @@ def test_every_field_has_its_control_and_no_other(studio: Studio, model: str) ->
         row = studio.form.fields[spec.name]
         assert isinstance(row, ROW_TYPES[spec.kind]), spec.name
         control = getattr(row, "control", None)
-        if control is not None:
-            assert control.tooltip == spec.description
+        if control is not None:  # the catalog's label; the wire name opens the tooltip
+            assert control.tooltip == f"{spec.name}: {spec.description}"
+            if spec.kind not in ("enum", "extra"):
+                assert control.description == spec.label
         if spec.kind == "enum":
             values = [v for _, v in control.options]
             assert [v for v in values if v is not OMIT] == list(spec.choices)
@@ -213,11 +215,11 @@ def test_the_kind_picker_switches_model(studio: Studio) -> None:
 
 
 def test_set_refuses_what_the_controls_cannot_hold(studio: Studio) -> None:
-    with pytest.raises(ValueError, match="no field 'n'"):
+    with pytest.raises(genlab.InvalidParameterError, match="no field 'n'"):
         studio.set(model="video-a", n=2)
-    with pytest.raises(ValueError, match="from 2 to 30"):
+    with pytest.raises(genlab.InvalidParameterError, match="from 2 to 30"):
         studio.set(duration=31)
-    with pytest.raises(ValueError, match="choose one of 480P, 720P, 1080P"):
+    with pytest.raises(genlab.InvalidParameterError, match="choose one of 480P, 720P, 1080P"):
         studio.set(resolution="4K")
     with pytest.raises(ValueError, match="unknown model"):
         studio.set(model="video-z")

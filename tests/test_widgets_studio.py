@@ -129,7 +129,7 @@ def test_messages_wait_for_a_touch_or_submit_and_show_once(studio: Studio) -> No
     studio.select("video-a")
     assert studio.submit_button.disabled
     assert _errors_shown(studio) == []  # a fresh form is not red
-    assert "To submit, fill in: prompt" in studio.hint.value
+    assert "To submit, fill in: Prompt" in studio.hint.value
     prompt = studio.form.fields["prompt"].control
     prompt.value = "x"
     prompt.value = ""

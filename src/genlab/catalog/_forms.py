@@ -73,6 +73,8 @@ class FieldSpec:
         allow_data_uri: a reference list takes ``data:image/...;base64,`` values.
         media_kind, media: what a reference list holds (``image``...) and its rules in words.
         fields: the sub-fields of ``extra``; the per-item options of ``references``.
+        label: what a person reads beside the control ("Reference images"); ``name``, the
+            wire name, goes in the tooltip.
     """
 
     name: str
@@ -90,6 +92,12 @@ class FieldSpec:
     media_kind: str = ""
     media: str = ""
     fields: tuple[FieldSpec, ...] = ()
+    label: str = ""
+
+    @property
+    def tooltip(self) -> str:
+        """The control's tooltip: the wire name, then the description."""
+        return f"{self.name}: {self.description}" if self.description else self.name
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +139,40 @@ class Preview:
 
 # --- field specs ---------------------------------------------------------------------------
 
+# What a form calls a field where the wire name would read as code. A field's own pydantic
+# ``title`` wins; any other name is shown with its underscores as spaces. Short enough to sit
+# in a form's label column on one line.
+LABELS: dict[str, str] = {
+    "aspect_ratio": "Aspect ratio",
+    "duration": "Duration (s)",
+    "generate_audio": "Audio track",
+    "reference_images": "Reference images",
+    "reference_videos": "Reference videos",
+    "reference_audios": "Reference audio",
+    "extra_params": "More options",
+    "return_last_frame": "Last frame",
+    "audio_setting": "Audio",
+    "character_orientation": "Orientation",
+    "keep_original_sound": "Original sound",
+    "multi_shot": "Multi-shot",
+    "shot_type": "Shot type",
+    "multi_prompt": "Shots",
+    "n": "Images",
+}
+
+
+def field_label(name: str, info: FieldInfo | None = None) -> str:
+    """The label a person reads for field ``name`` (its wire name goes in the tooltip).
+
+    Example:
+        >>> field_label("reference_images"), field_label("seed")
+        ('Reference images', 'Seed')
+    """
+    if info is not None and info.title:
+        return info.title
+    shown = LABELS.get(name) or name.replace("_", " ")
+    return shown[:1].upper() + shown[1:]
+
 _SPECS: dict[type[BaseModel], list[FieldSpec]] = {}
 
 
@@ -161,6 +203,7 @@ def _spec(cls: type[RequestBase], name: str, info: FieldInfo, *, top: bool = Tru
         "description": info.description or "",
         "required": required,
         "default": default,
+        "label": field_label(name, info),
     }
     if top and name in cls.LIST_RULES:
         rule, media = cls.LIST_RULES[name], cls.MEDIA.get(name)
@@ -390,6 +433,7 @@ __all__ = [
     "FieldSpec",
     "Preview",
     "detect_mode",
+    "field_label",
     "form_body",
     "form_fields",
     "hidden_fields",

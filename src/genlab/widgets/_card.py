@@ -46,6 +46,7 @@ from genlab.display import BORDER, ERROR, MUTED, escape, status_badge, styled, t
 from genlab.media import MEDIA_ENV, media_join, media_location
 from genlab.report import media_html
 from genlab.widgets._background import Background
+from genlab.widgets._browser import copy_button
 from genlab.widgets._protocols import StudioClient
 
 _PROGRESS = {"submitting": 0, "queued": 1, "processing": 2}
@@ -179,11 +180,8 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
             layout=widgets.Layout(width="auto"),
         )
         self.download_button.on_click(lambda _b: self._download_in_background())
-        self.code_button = widgets.Button(
-            description="Copy as code", icon="code", tooltip="Show this request as Python",
-            layout=widgets.Layout(width="auto"),
-        )
-        self.code_button.on_click(lambda _b: self.show_code())
+        # A real clipboard write happens in the browser, on the click (see _browser).
+        self.code_button = widgets.HTML(copy_button(request_code(self.body)))
         self.code = widgets.Textarea(
             value=request_code(self.body),
             rows=min(12, 2 + len(self.body)),

@@ -2,12 +2,15 @@
 
 Every field row is a ``VBox`` of its control(s) and a message line under them, with the same
 small surface: ``get_value()`` (what the body would carry, :data:`~genlab.catalog.OMIT` to
-leave the field out), ``set_value()``, ``reset()``, ``on_edit()`` and ``show_errors()``.
-Nothing here judges a value; the catalog does, and the form shows its messages.
+leave the field out), ``check()`` (whether a control can hold a value, changing nothing),
+``set_value()``, ``reset()``, ``on_edit()`` and ``show_errors()``. Nothing here judges a
+request; the catalog does, and the form shows its messages. Controls are labelled with the
+catalog's label (``spec.label``); the wire name opens their tooltip.
 """
 
 from __future__ import annotations
 
+import re
 from abc import abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -50,11 +53,10 @@ def hint_html(hint: str) -> str:
 def side_label(text: str, tooltip: str = "") -> widgets.HTML:
     """A label in the description column, for controls whose own description wraps above
     them (ToggleButtons)."""
-    # Wrapping, never clipped: long names (character_orientation) break at underscores.
-    shown = escape(text).replace("_", "_<wbr>")
+    # The catalog's labels are short enough for the column: one line, like the other labels.
     return widgets.HTML(
-        f"<div style='text-align:right;padding-right:8px;line-height:1.2;"
-        f"overflow-wrap:anywhere'>{shown}</div>",
+        f"<div style='text-align:right;padding-right:8px;white-space:nowrap;"
+        f"overflow:hidden;text-overflow:ellipsis'>{escape(text)}</div>",
         tooltip=tooltip or None,
         layout=widgets.Layout(width=LABEL_WIDTH, min_width=LABEL_WIDTH),
     )
@@ -127,7 +129,19 @@ class FieldRow(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets 
 
     @abstractmethod
     def set_value(self, value: Any) -> None:
-        """Show ``value`` in the control; ``OMIT`` restores the default."""
+        """Show ``value`` in the control; ``OMIT`` restores the default.
+
+        Raises:
+            ValueError: the control cannot hold ``value`` (as :meth:`check` says).
+        """
+
+    @abstractmethod
+    def check(self, value: Any) -> None:
+        """Whether :meth:`set_value` could show ``value``, changing nothing.
+
+        Raises:
+            ValueError: it could not; the message names the field and what it takes.
+        """
 
     def reset(self) -> None:
         """Back to the field's default (or "(default)" / empty)."""
@@ -135,7 +149,19 @@ class FieldRow(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets 
 
     def show_errors(self, messages: Sequence[str]) -> None:
         """Show the catalog's messages under the row (nothing when there are none)."""
-        self.show_line(error_html(messages))
+        self.show_line(error_html([self.readable(m) for m in messages]))
+
+    def readable(self, message: str) -> str:
+        """A catalog message as the row shows it: list items counted from 1, as the rows
+        number them ("reference_images[1].url ..." -> "item 2 of reference images: url ...").
+        """
+        label = self.spec.label.lower() or self.spec.name
+
+        def item(match: re.Match[str]) -> str:
+            key = f": {match[2]}" if match[2] else ""
+            return f"item {int(match[1]) + 1} of {label}{key}"
+
+        return re.sub(rf"\b{re.escape(self.spec.name)}\[(\d+)\](?:\.(\w+))?", item, message)
 
     def show_line(self, markup: str) -> None:
         """Put ``markup`` (an error or a neutral hint) under the row."""
@@ -163,8 +189,8 @@ class PromptField(FieldRow):
     def __init__(self, spec: FieldSpec) -> None:
         super().__init__(spec)
         self.control = widgets.Textarea(
-            description=spec.name,
-            tooltip=spec.description,
+            description=spec.label,
+            tooltip=spec.tooltip,
             placeholder="Describe what to generate",
             rows=4,
             style=STYLE,
@@ -189,12 +215,13 @@ class PromptField(FieldRow):
     def get_value(self) -> Any:
         return self.control.value
 
-    def set_value(self, value: Any) -> None:
-        if value is OMIT or value is None:
-            value = ""
-        if not isinstance(value, str):
+    def check(self, value: Any) -> None:
+        if not (value is OMIT or value is None or isinstance(value, str)):
             raise ValueError(f"{self.spec.name} must be a string, got {value!r}")
-        self.control.value = value
+
+    def set_value(self, value: Any) -> None:
+        self.check(value)
+        self.control.value = "" if value is OMIT or value is None else value
 
 
 class ChoiceField(FieldRow):
@@ -215,11 +242,11 @@ class ChoiceField(FieldRow):
         short = all(len(label) <= TOGGLE_MAX_LABEL for label, _ in options)
         shown: widgets.Widget
         if len(options) <= TOGGLE_MAX_OPTIONS and short:
-            self.control = toggle_buttons(spec.description, options)
-            shown = widgets.HBox([side_label(spec.name, spec.description), self.control])
+            self.control = toggle_buttons(spec.tooltip, options)
+            shown = widgets.HBox([side_label(spec.label, spec.tooltip), self.control])
         else:
             self.control = widgets.Dropdown(
-                options=options, description=spec.name, tooltip=spec.description, style=STYLE
+                options=options, description=spec.label, tooltip=spec.tooltip, style=STYLE
             )
             shown = self.control
         self.control.value = self._initial()
@@ -237,44 +264,70 @@ class ChoiceField(FieldRow):
     def get_value(self) -> Any:
         return self.control.value
 
-    def set_value(self, value: Any) -> None:
+    def _choice(self, value: Any) -> Any:
         if value is OMIT or value is None:
-            value = self._initial()
+            return self._initial()
         # Compared by type too: True must not pick a 1, nor "1" a 1.
         for choice in self.choices:
             if type(choice) is type(value) and choice == value:
-                self.control.value = choice
-                return
+                return choice
         shown = ", ".join(choice_label(c) for c in self.spec.choices)
         raise ValueError(f"{self.spec.name} cannot be {value!r} in the form; choose one of {shown}")
 
+    def check(self, value: Any) -> None:
+        self._choice(value)
+
+    def set_value(self, value: Any) -> None:
+        self.control.value = self._choice(value)
+
 
 class IntField(FieldRow):
-    """An integer: a slider within the model's bounds, a number box for wide ranges, or a
-    text box (empty = "(default)") for optional integers with no stated default."""
+    """An integer: a slider within the model's bounds beside a number box, a number box for
+    wide ranges, or a text box (empty = "(default)") for optional integers with no stated
+    default.
+
+    The number box takes whatever is typed: a value outside the model's bounds stays as typed
+    and the catalog's message says so under the field (and Submit waits), where a bounded
+    box or the slider's own readout would silently clamp it. ``control`` is the slider (or
+    the box, where there is no slider); ``entry`` the box whose value the body carries.
+    """
 
     def __init__(self, spec: FieldSpec) -> None:
         super().__init__(spec)
         low = spec.min if spec.min is not None else -(2**31)
         high = spec.max if spec.max is not None else 2**31 - 1
-        common = {"description": spec.name, "tooltip": spec.description, "style": STYLE}
+        self.low, self.high = low, high
+        common = {"description": spec.label, "tooltip": spec.tooltip, "style": STYLE}
         self.free_text = spec.omittable
         self.control: widgets.Widget
+        self.entry: widgets.Widget
         if self.free_text:
             hint = f"(default) {low} to {high}" if spec.min is not None else "(default)"
-            self.control = widgets.Text(placeholder=hint, **common)
+            # Wide enough for its placeholder: the range must not be cut.
+            width = f"calc({LABEL_WIDTH} + {len(hint) + 4}ch)"
+            self.control = self.entry = widgets.Text(
+                placeholder=hint, layout=widgets.Layout(width=width, max_width="100%"),
+                **common,
+            )
+            controls: list[widgets.Widget] = [self.control]
         elif high - low <= SLIDER_MAX_SPAN:
             # Wide enough to pick a single second on a 2-30 range with the mouse.
             self.control = widgets.IntSlider(
-                min=low, max=high, value=self._start(),
-                layout=widgets.Layout(width="44em", max_width="100%"), **common
+                min=low, max=high, value=self._start(), readout=False,
+                layout=widgets.Layout(width="36em", max_width="70%"), **common
             )
+            self.entry = widgets.IntText(
+                value=self._start(), tooltip=f"{spec.name}: {low} to {high}",
+                layout=widgets.Layout(width="6em"),
+            )
+            self.control.observe(self._slid, "value")
+            controls = [widgets.HBox([self.control, self.entry],
+                                     layout=widgets.Layout(align_items="center"))]
         else:
-            self.control = widgets.BoundedIntText(
-                min=low, max=high, value=self._start(), **common
-            )
-        self.control.observe(self._edited, "value")
-        self._finish([self.control])
+            self.control = self.entry = widgets.IntText(value=self._start(), **common)
+            controls = [self.control]
+        self.entry.observe(self._typed, "value")
+        self._finish(controls)
 
     def _start(self) -> int:
         default = self.spec.default
@@ -282,10 +335,20 @@ class IntField(FieldRow):
             return default
         return self.spec.min if self.spec.min is not None else 0
 
+    def _slid(self, change: dict[str, Any]) -> None:
+        if self.entry.value != change["new"]:
+            self.entry.value = change["new"]  # reported by _typed
+
+    def _typed(self, change: dict[str, Any]) -> None:
+        value = change["new"]
+        if self.control is not self.entry and self.low <= value <= self.high:
+            self.control.value = value
+        self._edited()
+
     def get_value(self) -> Any:
         if not self.free_text:
-            return self.control.value
-        text = self.control.value.strip()
+            return self.entry.value
+        text = self.entry.value.strip()
         if not text:
             return OMIT
         try:
@@ -293,21 +356,24 @@ class IntField(FieldRow):
         except ValueError:
             return text  # sent as typed: the catalog says what is wrong with it
 
-    def set_value(self, value: Any) -> None:
-        if self.free_text:
-            self.control.value = "" if value is OMIT or value is None else str(value)
+    def check(self, value: Any) -> None:
+        if self.free_text or value is OMIT or value is None:
             return
-        if value is OMIT or value is None:
-            value = self._start()
         if not isinstance(value, int) or isinstance(value, bool):
-            raise ValueError(f"{self.spec.name} must be an integer, got {value!r}")
-        # A slider would silently clamp; say so instead.
-        if not (self.control.min <= value <= self.control.max):
+            raise ValueError(f"{self.spec.name} must be a whole number, got {value!r}")
+        # The slider would clamp it; refuse instead.
+        if not (self.low <= value <= self.high):
             raise ValueError(
-                f"{self.spec.name} must be from {self.control.min} to {self.control.max} "
-                f"for this model, got {value}"
+                f"{self.spec.name} must be from {self.low} to {self.high} for this model, "
+                f"got {value}"
             )
-        self.control.value = value
+
+    def set_value(self, value: Any) -> None:
+        self.check(value)
+        if self.free_text:
+            self.entry.value = "" if value is OMIT or value is None else str(value)
+            return
+        self.entry.value = self._start() if value is OMIT or value is None else value
 
 
 class BoolField(FieldRow):
@@ -317,8 +383,8 @@ class BoolField(FieldRow):
         super().__init__(spec)
         self.control = widgets.Checkbox(
             value=bool(spec.default),
-            description=spec.name,
-            tooltip=spec.description,
+            description=spec.label,
+            tooltip=spec.tooltip,
             indent=True,
             style=STYLE,
         )
@@ -328,12 +394,13 @@ class BoolField(FieldRow):
     def get_value(self) -> Any:
         return self.control.value
 
-    def set_value(self, value: Any) -> None:
-        if value is OMIT or value is None:
-            value = bool(self.spec.default)
-        if not isinstance(value, bool):
+    def check(self, value: Any) -> None:
+        if not (value is OMIT or value is None or isinstance(value, bool)):
             raise ValueError(f"{self.spec.name} must be true or false, got {value!r}")
-        self.control.value = value
+
+    def set_value(self, value: Any) -> None:
+        self.check(value)
+        self.control.value = bool(self.spec.default) if value is OMIT or value is None else value
 
 
 class TextField(FieldRow):
@@ -344,8 +411,8 @@ class TextField(FieldRow):
         default = spec.default if isinstance(spec.default, str) else ""
         self.control = widgets.Text(
             value=default,
-            description=spec.name,
-            tooltip=spec.description,
+            description=spec.label,
+            tooltip=spec.tooltip,
             placeholder="(default)" if spec.omittable else "",
             style=STYLE,
         )
@@ -355,6 +422,9 @@ class TextField(FieldRow):
     def get_value(self) -> Any:
         value = self.control.value
         return OMIT if value == "" and not self.spec.required else value
+
+    def check(self, value: Any) -> None:
+        """Any value: shown as text, judged by the catalog."""
 
     def set_value(self, value: Any) -> None:
         if value is OMIT or value is None:

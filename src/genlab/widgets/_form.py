@@ -22,7 +22,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from genlab._errors import ErrorDetail
+from genlab._errors import ErrorDetail, InvalidParameterError
 from genlab.catalog import OMIT, FieldSpec, Preview, RequestBase, form_body, form_fields
 from genlab.display import BORDER, MUTED, escape, styled, text
 from genlab.widgets._fields import (
@@ -30,8 +30,8 @@ from genlab.widgets._fields import (
     SCALAR_ROWS,
     EditNotifier,
     FieldRow,
-    error_html,
     hint_html,
+    side_label,
 )
 from genlab.widgets._protocols import StudioClient
 from genlab.widgets._references import ReferenceList
@@ -58,8 +58,8 @@ class ExtraField(FieldRow):
         for row in self.fields.values():
             row.on_edit(self._edited)
         title = widgets.HTML(
-            f"<b>{escape(spec.name)}</b> {text(spec.description, MUTED)}",
-            tooltip=spec.description,
+            f"<b>{escape(spec.label)}</b> {text(spec.description, MUTED)}",
+            tooltip=spec.tooltip,
         )
         box = widgets.VBox(
             list(self.fields.values()),
@@ -70,7 +70,7 @@ class ExtraField(FieldRow):
     def get_value(self) -> Any:
         return {name: row.get_value() for name, row in self.fields.items()}
 
-    def set_value(self, value: Any) -> None:
+    def check(self, value: Any) -> None:
         given = {} if value is OMIT or value is None else value
         if not isinstance(given, Mapping):
             raise ValueError(f"{self.spec.name} must be an object, got {value!r}")
@@ -80,6 +80,12 @@ class ExtraField(FieldRow):
                 f"the form has no control for {self.spec.name} key(s) {', '.join(unknown)}; "
                 f"it offers {', '.join(self.fields)} (pass other keys to client.generate)"
             )
+        for name, row in self.fields.items():
+            row.check(given.get(name, OMIT))
+
+    def set_value(self, value: Any) -> None:
+        self.check(value)
+        given = {} if value is OMIT or value is None else value
         with self.quiet():
             for name, row in self.fields.items():
                 row.set_value(given.get(name, OMIT))
@@ -106,6 +112,7 @@ class ModelForm(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets
         fields: field name -> its row (``fields["duration"].control`` is the slider).
         touched: the fields the person edited (or code set) since the last reset; only
             their messages show, until :attr:`attempted`.
+        last_edited: the field the person edited last.
         attempted: a submission was tried: every message shows.
     """
 
@@ -118,17 +125,43 @@ class ModelForm(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets
             spec.name: build_row(spec, client) for spec in form_fields(cls)
         }
         self.hidden_note = widgets.HTML(layout=widgets.Layout(margin=f"0 0 0 {LABEL_WIDTH}"))
+        # The empty reference lists, folded into one line of "+ Reference images" buttons.
+        self.lists = [row for row in self.fields.values() if isinstance(row, ReferenceList)]
+        self.references_bar = widgets.HBox(
+            [side_label("References"), *(row.open_button for row in self.lists)],
+            layout=widgets.Layout(flex_flow="row wrap", align_items="center"),
+        )
+        self.references_bar.add_class("genlab-references-bar")
         self._init_notifier()
         self._shown: Preview | None = None
         self.touched: set[str] = set()
+        self.last_edited: str | None = None
         self.attempted = False
         for name, row in self.fields.items():
             row.on_edit(functools.partial(self._row_edited, name))
-        self.children = [*self.fields.values(), self.hidden_note]
+        for row in self.lists:
+            row.on_fold(self._place_lists)
+        rows = list(self.fields.values())
+        at = rows.index(self.lists[0]) if self.lists else len(rows)
+        self.children = [*rows[:at], self.references_bar, *rows[at:], self.hidden_note]
+        self._place_lists()
+
+    def _place_lists(self) -> None:
+        """A button on the bar for each empty list the mode accepts; no bar without one."""
+        shown = 0
+        for row in self.lists:
+            wanted = None if row.collapsed and not row.hidden else "none"
+            shown += wanted is None
+            if row.open_button.layout.display != wanted:
+                row.open_button.layout.display = wanted
+        bar = None if shown else "none"
+        if self.references_bar.layout.display != bar:
+            self.references_bar.layout.display = bar
 
     def _row_edited(self, name: str) -> None:
         if not self._quiet:  # a person's edit; reset() and set() decide for themselves
             self.touched.add(name)
+            self.last_edited = name
         self._edited()
 
     # --- values -----------------------------------------------------------------------
@@ -142,19 +175,39 @@ class ModelForm(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets
         """The request body the form stands for."""
         return form_body(self.cls, self.values())
 
-    def set(self, **fields: Any) -> None:
-        """Set controls by field name; other fields keep their values.
+    def check(self, **fields: Any) -> None:
+        """Whether :meth:`set` would take these values; changes nothing.
 
         Raises:
-            ValueError: the model has no such field, or a control cannot hold the value (an
-                enum value it does not offer, an integer outside the slider's bounds).
+            InvalidParameterError: the model has no such field, or a control cannot hold a
+                value (an enum value it does not offer, an integer outside the model's
+                bounds); its ``errors`` name each field.
         """
-        unknown = [name for name in fields if name not in self.fields]
-        if unknown:
-            raise ValueError(
-                f"{self.model} has no field {', '.join(map(repr, unknown))}; "
-                f"its fields are {', '.join(self.fields)}"
-            )
+        problems = [
+            ErrorDetail((name,), f"{self.model} has no field {name!r}; "
+                                 f"its fields are {', '.join(self.fields)}")
+            for name in fields if name not in self.fields
+        ]
+        for name, value in fields.items():
+            if name in self.fields:
+                try:
+                    self.fields[name].check(value)
+                except ValueError as exc:
+                    problems.append(ErrorDetail((name,), f"{self.model}: {exc}"))
+        if problems:
+            error = InvalidParameterError.from_details(problems)
+            advice = "Nothing in the form was changed; set again with values the form offers."
+            raise InvalidParameterError(f"{error.message}\n{advice}", errors=problems)
+
+    def set(self, **fields: Any) -> None:
+        """Set controls by field name; other fields keep their values. Either every value
+        is taken or none is.
+
+        Raises:
+            InvalidParameterError: the model has no such field, or a control cannot hold the
+                value (see :meth:`check`); nothing was changed.
+        """
+        self.check(**fields)
         self.touched.update(fields)
         with self.quiet():
             for name, value in fields.items():
@@ -211,7 +264,8 @@ class ModelForm(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets
             elif isinstance(row, ExtraField):
                 row.show_details([e for e in preview.errors if e.loc and e.loc[0] == name])
             else:
-                row.show_line(error_html(preview.messages_for(name)))
+                row.show_errors(preview.messages_for(name))
+        self._place_lists()
         note = ""
         if preview.hidden:
             items = "; ".join(

@@ -8,14 +8,20 @@ otherwise inlines it as a ``data:image/...;base64,`` value where the model's lis
 the editor only says which of the two will happen.
 
 Each row shows a thumbnail: uploaded images and video posters are made from the file's bytes
-(nothing is fetched back); a typed URL is shown by the browser from that URL. The upload
-button counts the uploaded files in the list, and the widget keeps no bytes of them (its
-state is saved in the notebook).
+(nothing is fetched back); a typed URL is shown by the browser from that URL. An uploaded
+file is listed by its file name (its URL in the tooltip). The upload button counts the
+uploaded files in the list, and the widget keeps no bytes of them (its state is saved in the
+notebook). Where a local file cannot be sent (the list needs a public URL and the service
+takes no uploads) there is no upload button.
+
+An empty list shows nothing but its ``open_button`` (the form puts the buttons of its empty
+lists on one line) until a person opens it or it gets an item: three empty lists must not
+push Submit out of view.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import ipywidgets as widgets
@@ -52,17 +58,29 @@ class ReferenceList(FieldRow):
     """
 
     def __init__(self, spec: FieldSpec, client: StudioClient | None = None) -> None:
-        super().__init__(spec, layout=widgets.Layout(border=f"1px solid {BORDER}", padding="4px"))
+        super().__init__(spec)
         self.client = client
         self._items: list[dict[str, Any]] = []
-        # url -> a thumbnail made from the uploaded bytes; url -> the upload entry, bytes-free.
+        # url -> a thumbnail made from the uploaded bytes; url -> the upload entry, bytes-free;
+        # url -> the name of the file it was made from.
         self._thumbs: dict[str, str] = {}
         self._sent: dict[str, dict[str, Any]] = {}
+        self._names: dict[str, str] = {}
         self._stubbing = False
-        self.title = widgets.HTML(tooltip=spec.description)
+        self._opened = False
+        self._fold_listeners: list[Callable[[], None]] = []
+        self.title = widgets.HTML(tooltip=spec.tooltip)
+        self.open_button = widgets.Button(
+            # On the form's "References" line: "+ Images", "+ Videos", "+ Audio".
+            description=spec.label.removeprefix("Reference ").capitalize(), icon="plus",
+            tooltip=f"Add {spec.label.lower()} ({spec.name}): {self._how()}",
+            layout=widgets.Layout(width="auto"),
+        )
+        self.open_button.add_class("genlab-open-references")
+        self.open_button.on_click(lambda _b: self.expand())
         self.rows = widgets.VBox()
         self.url = widgets.Text(
-            placeholder="https://… media URL",
+            placeholder="https://… public media URL",
             description="add URL",
             tooltip=spec.media,
             style=STYLE,
@@ -80,8 +98,10 @@ class ReferenceList(FieldRow):
         )
         self.upload.observe(self._uploaded, "value")
         self.note = widgets.HTML()
-        add_row = widgets.HBox([self.url, self.add_button, self.upload])
-        self._finish([self.title, self.rows, add_row, self.note])
+        add_row = widgets.HBox([self.url, self.add_button, self.upload]
+                               if self.takes_files else [self.url, self.add_button])
+        self.editor = widgets.VBox([self.title, self.rows, add_row, self.note])
+        self._finish([self.editor])
         self._render()
 
     @property
@@ -89,23 +109,83 @@ class ReferenceList(FieldRow):
         """Whether a local file may go inline as a ``data:`` URI (images, where allowed)."""
         return self.spec.allow_data_uri and self.spec.media_kind == "image"
 
+    @property
+    def takes_files(self) -> bool:
+        """Whether a local file can be added: uploaded to the service, or sent inline."""
+        if self.client is None:
+            return False
+        return bool(self.client.supports_uploads) or self.inline_allowed
+
     def _upload_tooltip(self) -> str:
         if self.client is not None and self.client.supports_uploads:
-            return "The file is uploaded to the emulator, which gives it a URL."
-        if self.inline_allowed:
-            return "The file is sent inline as a data: URI."
-        return "This model needs a public URL for this list; local files cannot be sent."
+            return "The file is uploaded to the service, which gives it a URL."
+        return "The file is sent inline as a data: URI."
+
+    def _how(self) -> str:
+        """What the list holds, and how an item can be given, for the title line."""
+        rules = self.spec.media
+        for said in ("; public URL only", "; public URL or data: URI"):
+            rules = rules.removesuffix(said)
+        if self.client is not None and self.client.supports_uploads:
+            how = "a public URL or a local file (uploaded)"
+        elif self.takes_files:
+            how = "a public URL or a local image (sent inline)"
+        else:
+            how = "public URL only: local files cannot be sent here"
+        return f"{rules}; {how}" if rules else how
+
+    # --- opening and closing ------------------------------------------------------------
+
+    @property
+    def collapsed(self) -> bool:
+        """Empty and not opened: only :attr:`open_button` stands for the list."""
+        return not self._items and not self._opened
+
+    def on_fold(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` whenever the list folds or opens."""
+        self._fold_listeners.append(callback)
+
+    def expand(self) -> None:
+        """Show the URL box (and upload button) of an empty list."""
+        self._opened = True
+        self._fold()
+
+    def _fold(self) -> None:
+        collapsed = self.collapsed
+        wanted = "none" if collapsed else None
+        if self.editor.layout.display != wanted:
+            self.editor.layout.display = wanted
+            self.layout.border = None if collapsed else f"1px solid {BORDER}"
+            self.layout.padding = "0" if collapsed else "4px"
+        for callback in list(self._fold_listeners):
+            callback()
 
     # --- the field surface ------------------------------------------------------------
 
     def get_value(self) -> Any:
         return [dict(item) for item in self._items] or OMIT
 
+    def check(self, value: Any) -> None:
+        if value is OMIT or value is None:
+            return
+        if isinstance(value, str | bytes) or not isinstance(value, Sequence):
+            raise ValueError(f"{self.spec.name} is a list of URLs or items, got {value!r}")
+        for item in value:
+            self._normalise(item)
+        limit = self.spec.max_items
+        if limit is not None and len(value) > limit:
+            raise ValueError(f"{self.spec.name} holds at most {limit} items, got {len(value)}")
+
     def set_value(self, value: Any) -> None:
+        self.check(value)
         items = [] if value is OMIT or value is None else list(value)
         self._items = [self._normalise(item) for item in items]
         self._render()
         self._edited()
+
+    def reset(self) -> None:
+        self._opened = False
+        super().reset()
 
     # --- editing ----------------------------------------------------------------------
 
@@ -143,6 +223,7 @@ class ReferenceList(FieldRow):
         thumb = self._thumbnail(data)
         if thumb:
             self._thumbs[url] = thumb
+        self._names[url] = filename
         self.add(url, reference_type)
         return url
 
@@ -241,11 +322,12 @@ class ReferenceList(FieldRow):
         self.rows.children = [self._row(i, item) for i, item in enumerate(self._items)]
         limit = self.spec.max_items
         count = f"{len(self._items)} / {limit}" if limit is not None else str(len(self._items))
-        self.title.value = f"<b>{escape(self.spec.name)}</b> " + text(
-            f"({count}) · {self.spec.media}", MUTED
+        self.title.value = f"<b>{escape(self.spec.label)}</b> " + text(
+            f"({count}) · {self._how()}", MUTED
         )
         self.add_button.disabled = self.url.disabled = self.upload.disabled = self.full
         self._count_uploads()
+        self._fold()
 
     def _preview(self, url: str) -> str:
         """A thumbnail of an item: from its uploaded bytes, else drawn by the browser."""
@@ -267,12 +349,16 @@ class ReferenceList(FieldRow):
 
     def _row(self, index: int, item: dict[str, Any]) -> widgets.HBox:
         url = item["url"]
+        # An uploaded file by its name; the URL it became is in the tooltip.
+        name = self._names.get(url)
+        shown = escape(name) if name else escape(short_url(url))
+        tip = url if len(url) < 2000 else short_url(url)
         parts: list[widgets.Widget] = [
             widgets.HTML(self._preview(url), layout=widgets.Layout(min_width=f"{THUMB_PX}px")),
             widgets.HTML(
                 "<div style='white-space:nowrap;overflow:hidden;text-overflow:ellipsis'>"
-                f"<code>{index + 1}.</code> {escape(short_url(url))}</div>",
-                tooltip=url if len(url) < 2000 else None,
+                f"<code>{index + 1}.</code> {shown}</div>",
+                tooltip=f"{name}: {tip}" if name else tip,
                 layout=widgets.Layout(width="45%", overflow="hidden"),
             )
         ]

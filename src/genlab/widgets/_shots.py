@@ -24,8 +24,8 @@ class ShotList(FieldRow):
     def __init__(self, spec: FieldSpec) -> None:
         super().__init__(spec, layout=widgets.Layout(margin=f"0 0 0 {LABEL_WIDTH}"))
         self.title = widgets.HTML(
-            f"<b>{escape(spec.name)}</b> {styled('(shots, in order)', MUTED)}",
-            tooltip=spec.description,
+            f"<b>{escape(spec.label)}</b> {styled('(shots, in order)', MUTED)}",
+            tooltip=spec.tooltip,
         )
         self.rows = widgets.VBox()
         self.add_button = widgets.Button(description="Add shot", icon="plus")
@@ -38,7 +38,14 @@ class ShotList(FieldRow):
             return OMIT
         return [{"prompt": p.value, "duration": _seconds(d.value)} for p, d in self._shots]
 
+    def check(self, value: Any) -> None:
+        for shot in [] if value is OMIT or value is None else list(value):
+            if not isinstance(shot, Mapping):
+                raise ValueError(f"each shot is an object with prompt and duration: {shot!r}")
+            _checked_seconds(shot.get("duration", NEW_SHOT_SECONDS))
+
     def set_value(self, value: Any) -> None:
+        self.check(value)
         shots = [] if value is OMIT or value is None else list(value)
         with self.quiet():
             for prompt, duration in self._shots:
@@ -46,8 +53,6 @@ class ShotList(FieldRow):
                 duration.close()
             self._shots = []
             for shot in shots:
-                if not isinstance(shot, Mapping):
-                    raise ValueError(f"each shot is an object with prompt and duration: {shot!r}")
                 self._append(str(shot.get("prompt", "")), shot.get("duration", NEW_SHOT_SECONDS))
             self._render()
 
@@ -65,12 +70,7 @@ class ShotList(FieldRow):
         self._edited()
 
     def _append(self, prompt: str, duration: Any) -> None:
-        try:
-            seconds = float(duration)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"a shot's duration is a number of seconds, got {duration!r}"
-            ) from None
+        seconds = _checked_seconds(duration)
         text = widgets.Textarea(
             value=prompt,
             placeholder="What happens in this shot",
@@ -101,10 +101,18 @@ class ShotList(FieldRow):
             remove = widgets.Button(icon="trash", tooltip="Remove this shot",
                                     layout=widgets.Layout(width="3em"))
             remove.on_click(lambda _b, i=i: self.remove(i))
-            rows.append(widgets.HBox([widgets.HTML(f"<code>{i}</code>"), text, length, remove]))
+            number = widgets.HTML(f"<code>{i + 1}.</code>")  # counted from 1, as messages are
+            rows.append(widgets.HBox([number, text, length, remove]))
         self.rows.children = rows
         limit = self.spec.max_items
         self.add_button.disabled = limit is not None and len(self._shots) >= limit
+
+
+def _checked_seconds(duration: Any) -> float:
+    try:
+        return float(duration)
+    except (TypeError, ValueError):
+        raise ValueError(f"a shot's duration is a number of seconds, got {duration!r}") from None
 
 
 def _seconds(value: float) -> int | float:

@@ -28,6 +28,7 @@ from genlab._errors import InvalidParameterError
 from genlab.catalog import CATALOG, Preview, preview
 from genlab.display import BORDER, MUTED, TEXT, escape, lines, styled, text
 from genlab.widgets._background import Background
+from genlab.widgets._browser import reveal_newest_card
 from genlab.widgets._card import TaskCard, media_dir_or_temp
 from genlab.widgets._compare import ComparePanel
 from genlab.widgets._fields import (
@@ -173,10 +174,13 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
             titles=("Tasks", "Compare models", "History"),
         )
         self.tabs.add_class("genlab-tabs")
+        self._reveal = widgets.HTML()  # brings a new card into view (empty: no height)
         self.kind_picker.observe(self._kind_picked, "value")
         self.model_picker.observe(self._model_picked, "value")
         self.children = [
-            widgets.HTML(text("genlab studio", TEXT, tag="h3", css="margin:0")
+            # One line: the title and the service; the form below must leave Submit in view.
+            widgets.HTML(text("genlab studio", TEXT, tag="h3",
+                              css="margin:0 0.6em 0 0;display:inline")
                          + text(client.base_url, MUTED) + OFFLINE_HTML),
             widgets.HBox([side_label("kind"), self.kind_picker, self.model_picker],
                          layout=widgets.Layout(flex_flow="row wrap")),
@@ -189,6 +193,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
             self.notices,
             self.reuse_offer,
             widgets.HBox([self.submit_button, self.reset_button]),
+            self._reveal,
             self.tabs,
         ]
         self.layout.border_top = f"1px solid {BORDER}"
@@ -233,29 +238,39 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         if not self._switching:
             self._show(change["new"])
 
-    def _show(self, model: str) -> None:
+    def _form_for(self, model: str) -> ModelForm:
         form = self.forms.get(model)
         if form is None:
             form = self.forms[model] = ModelForm(CATALOG[model], self.client)
             form.on_edit(functools.partial(self._edited, form))
+        return form
+
+    def _show(self, model: str) -> None:
+        form = self._form_for(model)
         self._carry(form)
         self._last[CATALOG[model].KIND] = model
         self.form_box.children = [form]
         cls = CATALOG[model]
-        self.summary.value = text(cls.SUMMARY, MUTED)
+        self.summary.value = text(cls.SUMMARY, MUTED, tag="div", size="90%",
+                                  css="line-height:1.4;margin:2px 0 6px")
         self._refresh()
 
     def _edited(self, form: ModelForm) -> None:
-        # An edit may reach a form just replaced (a slow kernel): remembered all the same.
+        # An edit may reach a form just replaced: the browser still showed it when the person
+        # typed, a moment after switching models. It goes to the form shown now, wherever
+        # that form has the same field.
         if self._loading:
             return
-        self._remember(form)
         if form is self.form:
-            self._refresh()
+            self._remember(form)
+        else:  # only the field just edited: the rest of that form is older than this one
+            self._remember(form, only=form.last_edited)
+            self._carry(self.form)
+        self._refresh()
 
-    def _remember(self, form: ModelForm) -> None:
+    def _remember(self, form: ModelForm, only: str | None = None) -> None:
         # The person's latest values of the shared-meaning fields they edited.
-        for name in form.touched:
+        for name in form.touched if only is None else {only} & form.touched:
             row = form.fields.get(name)
             if row is not None and row.spec.kind in SHARED_KINDS:
                 self._shared[name] = (row.spec.kind, row.get_value())
@@ -281,14 +296,23 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
     # --- reading and setting the form --------------------------------------------------
 
     def set(self, model: str | None = None, **fields: Any) -> None:
-        """Switch model (optional) and set fields.
+        """Switch model (optional) and set fields; all of it, or nothing.
 
-        Fields not named keep their values. Raises ValueError for a field the model does not
-        have, or a value a control cannot hold (the catalog judges everything else).
+        Fields not named keep their values. The catalog judges the request; a field the model
+        does not have, or a value its control cannot hold, refuses the whole call.
+
+        Raises:
+            ValueError: an unknown model.
+            InvalidParameterError: a field the model does not have, or a value a control
+                cannot hold (a duration past the model's range, a resolution it does not
+                offer); neither the model nor any field was changed.
 
         Example:
             studio.set(model="video-a", prompt="a fox", duration=10)
         """
+        if model is not None and model not in CATALOG:
+            raise ValueError(f"unknown model {model!r}; use one of {', '.join(CATALOG)}")
+        self._form_for(model or self.model).check(**fields)
         if model is not None:
             self.select(model)
         self.form.set(**fields)
@@ -346,7 +370,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         shown = loose if (form.touched or form.attempted) else []
         self._assign(self.errors, error_html(shown))
         todo = "" if checked.valid or not waiting else (
-            "To submit, fill in: " + ", ".join(waiting)
+            "To submit, fill in: " + ", ".join(form.fields[n].spec.label for n in waiting)
         )
         self._assign(self.hint, hint_html(todo) if todo else "")
         notes = lines(checked.notices, mark="&#8505; ")
@@ -385,6 +409,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         )
         self.tasks.add(card)
         self.tabs.selected_index = 0
+        self._reveal.value = reveal_newest_card(len(self.cards))
         card.start()
         if card.future is not None and self.history_panel.available:
             # Runs on the client's runner thread: the history is read on a worker instead.
