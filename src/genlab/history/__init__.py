@@ -52,7 +52,14 @@ from genlab.history._resume import Resume, ResumeOutcome
 from genlab.history._spend import SPEND_COLUMNS, SpendBy, spend
 from genlab.history._store import Store
 from genlab.history._summary import SUMMARY_COLUMNS, normalized, summarize
-from genlab.history._views import PROMPT_SHOWN, Filters, Views, display_text, styled
+from genlab.history._views import (
+    PROMPT_SHOWN,
+    Filters,
+    Views,
+    as_text,
+    display_text,
+    styled,
+)
 from genlab.history._who import Who
 
 if TYPE_CHECKING:
@@ -77,6 +84,7 @@ __all__ = [
     "RatingEntry",
     "ResumeOutcome",
     "SpendBy",
+    "as_text",
     "copy_history",
     "default_path",
     "display_text",
@@ -96,6 +104,13 @@ def _display_frame_class() -> type[pd.DataFrame]:
         @property
         def _constructor(self) -> type[DisplayFrame]:
             return DisplayFrame
+
+        def __repr__(self) -> str:
+            # Printed as the notebook shows it: rounded, and "–" where pandas says <NA>.
+            return repr(pd.DataFrame(as_text(self)))
+
+        def to_string(self, *args: Any, **kwargs: Any) -> str | None:  # type: ignore[override]
+            return pd.DataFrame(as_text(self)).to_string(*args, **kwargs)
 
         def _repr_html_(self) -> str | None:
             # Prompts and errors came from people and the service: text cells and labels are
@@ -119,7 +134,8 @@ _FRAME: list[type[pd.DataFrame]] = []
 
 
 def DisplayFrame(data: pd.DataFrame) -> pd.DataFrame:  # noqa: N802  # a class to its callers
-    """``data``, shown formatted in notebooks (see :func:`styled`), with the same values.
+    """``data``, shown formatted in notebooks (see :func:`styled`) and printed the same way
+    (see :func:`as_text`: no ``<NA>``), with the same values.
 
     ``History.df()`` and ``History.summary()`` return one. Slices and copies keep the
     display; ``pd.DataFrame(frame)`` gives a plain one.

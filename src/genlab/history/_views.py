@@ -4,12 +4,13 @@ spend, and the newest rows as the panel shows them. pandas is imported on first 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 import sqlalchemy as sa
 
+from genlab.display import EMPTY
 from genlab.history._columns import COLUMN, COLUMNS, DISPLAY_COLUMNS, FRAME_COLUMNS
 from genlab.history._schema import TASKS
 from genlab.history._spend import SpendBy, spend
@@ -195,9 +196,44 @@ def display_text(name: str, value: Any) -> str:
     return text
 
 
+def _plain(value: Any) -> str:
+    """A float without trailing zeros: 2.0 -> "2", 2.5 -> "2.5", 1.333 -> "1.33"."""
+    return f"{float(value):,.2f}".rstrip("0").rstrip(".")
+
+
+def formats(data: pd.DataFrame) -> dict[Any, Callable[[Any], str]]:
+    """How each column of ``data`` reads for people (missing values aside): seconds to 0.1,
+    credits and counts whole, rates as percentages, times to the second, other numbers
+    without trailing zeros. :func:`styled` (HTML) and :func:`as_text` (print) share them.
+
+    Example:
+        >>> import pandas as pd
+        >>> shown = formats(pd.DataFrame({"duration": [2.0], "credits": [1600.0]}))
+        >>> shown["duration"](2.0), shown["credits"](1600.0)
+        ('2', '1,600')
+    """
+    shown: dict[Any, Callable[[Any], str]] = {}
+    for name, column in data.items():
+        key, kind = str(name), column.dtype.kind
+        if key == "success_rate":
+            shown[name] = "{:.0%}".format
+        elif key.endswith("seconds"):
+            shown[name] = "{:.1f}".format
+        elif kind in "iu" or (kind == "f" and (key == "credits" or key in SUMMARY_COLUMNS)):
+            shown[name] = "{:,.0f}".format
+        elif kind == "f":
+            shown[name] = _plain
+        elif kind == "M":
+            shown[name] = _moment
+    return shown
+
+
+def _moment(moment: Any) -> str:
+    return str(moment.strftime("%Y-%m-%d %H:%M:%S"))
+
+
 def styled(data: pd.DataFrame) -> Styler:
-    """``data`` formatted for people: seconds to 0.1, credits and counts whole, rates as
-    percentages, times to the second, missing values as a dash ("–").
+    """``data`` formatted for people (see :func:`formats`), missing values as a dash ("–").
 
     Example:
         >>> import pandas as pd
@@ -205,15 +241,39 @@ def styled(data: pd.DataFrame) -> Styler:
         >>> ">12.3<" in page, ">800<" in page
         (True, True)
     """
-    formats: dict[Any, Any] = {}
+    return data.style.format(formats(data), na_rep=EMPTY)
+
+
+def as_text(data: pd.DataFrame) -> pd.DataFrame:
+    """``data`` as the text :func:`styled` shows, for printing: the same formats, and a dash
+    ("–") where a value is missing (never ``<NA>``). The values of ``data`` are untouched.
+
+    Example:
+        >>> import pandas as pd
+        >>> frame = pd.DataFrame({"model": pd.array(["video-a", None], "string"),
+        ...                       "duration": [2.0, 4.5],
+        ...                       "credits": pd.array([1600, None], "Int64")})
+        >>> print(as_text(frame).to_string(index=False))
+          model duration credits
+        video-a        2   1,600
+              –      4.5       –
+    """
+    import pandas as pd
+
+    shown = formats(data)
+    columns: dict[Any, list[str]] = {}
     for name, column in data.items():
-        key, kind = str(name), column.dtype.kind
-        if key == "success_rate":
-            formats[name] = "{:.0%}"
-        elif key.endswith("seconds"):
-            formats[name] = "{:.1f}"
-        elif kind in "iu" or (kind == "f" and (key == "credits" or key in SUMMARY_COLUMNS)):
-            formats[name] = "{:,.0f}"
-        elif kind == "M":
-            formats[name] = lambda moment: moment.strftime("%Y-%m-%d %H:%M:%S")
-    return data.style.format(formats, na_rep="–")
+        show = shown.get(name, str)
+        columns[name] = [EMPTY if _missing(v) else show(v) for v in column]
+    return pd.DataFrame(columns, index=data.index, columns=data.columns, dtype=object)
+
+
+def _missing(value: Any) -> bool:
+    import pandas as pd
+
+    if value is None or isinstance(value, str | bytes | Sequence | Mapping):
+        return value is None
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
