@@ -110,7 +110,8 @@ def _display_frame_class() -> type[pd.DataFrame]:
             return repr(pd.DataFrame(as_text(self)))
 
         def to_string(self, *args: Any, **kwargs: Any) -> str | None:  # type: ignore[override]
-            return pd.DataFrame(as_text(self)).to_string(*args, **kwargs)
+            shown: str | None = pd.DataFrame(as_text(self)).to_string(*args, **kwargs)
+            return shown
 
         def _repr_html_(self) -> str | None:
             # Prompts and errors came from people and the service: text cells and labels are
@@ -249,13 +250,15 @@ class History:
         return DisplayFrame(self._views.spend(by))
 
     def recent(
-        self, limit: int = 20, *, model: str | None = None, status: str | None = None
+        self, limit: int = 20, *, model: str | None = None, status: str | None = None,
+        cut: bool = True,
     ) -> list[dict[str, str]]:
         """The newest submissions first, as text ready for a table (the history panel's rows).
 
         Each row maps the names of :data:`DISPLAY_COLUMNS` to text: ``""`` where a value is
         missing, seconds with one decimal, times as ``YYYY-MM-DD HH:MM:SS`` (UTC), and prompts
-        cut to :data:`PROMPT_SHOWN` characters.
+        cut to :data:`PROMPT_SHOWN` characters (whole with ``cut=False``, for a view that
+        cuts them itself and shows the rest in a tooltip).
 
         Example:
             >>> import tempfile, os
@@ -264,7 +267,20 @@ class History:
             []
             >>> history.close()
         """
-        return self._views.recent(limit, model, status)
+        return self._views.recent(limit, model, status, cut=cut)
+
+    def record(self, task_id: str) -> TaskRecord | None:
+        """A task as the history last saw it, with the files kept of it (``record.kept``),
+        ready to show (``genlab.display(record)``); None for a task id it does not know.
+
+        Example:
+            >>> import tempfile, os
+            >>> history = History(os.path.join(tempfile.mkdtemp(), "h.sqlite"))
+            >>> history.record("task_unknown") is None
+            True
+            >>> history.close()
+        """
+        return self._views.record(task_id)
 
     # --- ratings (people's blind votes between two results; genlab.rate) ----------------
 

@@ -4,12 +4,14 @@ spend, and the newest rows as the panel shows them. pandas is imported on first 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 import sqlalchemy as sa
 
+from genlab._wire import TaskRecord
 from genlab.display import EMPTY
 from genlab.history._columns import COLUMN, COLUMNS, DISPLAY_COLUMNS, FRAME_COLUMNS
 from genlab.history._schema import TASKS
@@ -101,12 +103,45 @@ class Views:
         return spend(self._store, by)
 
     def recent(
-        self, limit: int, model: str | None = None, status: str | None = None
+        self, limit: int, model: str | None = None, status: str | None = None, *,
+        cut: bool = True,
     ) -> list[dict[str, str]]:
-        """The newest ``limit`` submissions first, each as the text of :data:`DISPLAY_COLUMNS`."""
+        """The newest ``limit`` submissions first, each as the text of :data:`DISPLAY_COLUMNS`
+        (prompts cut to :data:`PROMPT_SHOWN` characters unless ``cut`` is False)."""
         table = frame(self._store, {"model": model, "status": status}, newest=limit)
-        shown = {name: [display_text(name, v) for v in table[name]] for name in DISPLAY_COLUMNS}
+        shown = {name: [display_text(name, v, cut=cut) for v in table[name]]
+                 for name in DISPLAY_COLUMNS}
         return [{name: shown[name][i] for name in shown} for i in reversed(range(len(table)))]
+
+
+    def record(self, task_id: str) -> TaskRecord | None:
+        """The task as its last known record, with the files kept of it (``record.kept``);
+        None for a task id the history does not know."""
+        t = TASKS.c
+        found = self._store.rows(
+            sa.select(t.task_id, t.model, t.kind, t.status, t.created_at, t.completed_at,
+                      t.results, t.paths, t.error_code, t.error_message, t.error_json)
+            .where(t.task_id == task_id).limit(1)
+        )
+        if not found:
+            return None
+        r = found[0]
+        data: dict[str, Any] = {
+            "task_id": r.task_id, "status": r.status or "queued", "model": r.model,
+            "created_at": _iso(r.created_at), "completed_at": _iso(r.completed_at),
+        }
+        if r.results:
+            data["videos" if r.kind == "video" else "images"] = json.loads(r.results)
+        if r.status == "failed":
+            error = json.loads(r.error_json) if r.error_json else None
+            data["error"] = error if isinstance(error, dict) else {
+                "code": r.error_code or "FAILED", "message": r.error_message or "no reason given"}
+        kept = tuple(str(p) for p in json.loads(r.paths)) if r.paths else ()
+        return TaskRecord.read(data, r.kind).model_copy(update={"kept": kept})
+
+
+def _iso(seconds: float | None) -> str | None:
+    return datetime.fromtimestamp(seconds, UTC).isoformat() if seconds is not None else None
 
 
 def frame(store: Store, filters: Filters, *, newest: int | None = None) -> pd.DataFrame:
@@ -174,7 +209,7 @@ def _between(start: Any, end: Any) -> Any:
     return pd.Series(end - start).dt.total_seconds().astype("Float64").array
 
 
-def display_text(name: str, value: Any) -> str:
+def display_text(name: str, value: Any, *, cut: bool = True) -> str:
     """A ``History.df()`` value as the history panel shows it.
 
     Example:
@@ -191,7 +226,7 @@ def display_text(name: str, value: Any) -> str:
     if column is not None and column.type == "span":
         return f"{float(value):.1f}"
     text = str(value)
-    if name == "prompt" and len(text) > PROMPT_SHOWN:
+    if cut and name == "prompt" and len(text) > PROMPT_SHOWN:
         text = text[: PROMPT_SHOWN - 1] + "…"
     return text
 
@@ -241,7 +276,8 @@ def styled(data: pd.DataFrame) -> Styler:
         >>> ">12.3<" in page, ">800<" in page
         (True, True)
     """
-    return data.style.format(formats(data), na_rep=EMPTY)
+    shown: dict[Any, str | Callable[[object], str] | None] = dict(formats(data))
+    return data.style.format(shown, na_rep=EMPTY)
 
 
 def as_text(data: pd.DataFrame) -> pd.DataFrame:

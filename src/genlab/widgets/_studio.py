@@ -170,6 +170,9 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
             titles=("Tasks", "Compare models", "History"),
         )
         self.tabs.add_class("genlab-tabs")
+        # The history shows what just happened: refreshed when its tab opens, after a compare.
+        self.history_panel.follow(self.tabs)
+        self.compare_panel.on_finished = self.history_panel.refresh
         self.kind_picker.observe(self._kind_picked, "value")
         self.model_picker.observe(self._model_picked, "value")
         self.children = [
