@@ -11,6 +11,7 @@ from genlab.client import TaskRecord
 from genlab.comparison import Comparison, Plan
 from genlab.display import MUTED, escape, status_badge, text
 
+
 def _missing(value: object) -> bool:
     try:
         return value is None or bool(value != value)  # None, NaN
@@ -79,7 +80,7 @@ class RunBoard:
         final: dict[str, list[tuple[str, str]]] = {}
         for row in result.df.itertuples(index=False):
             seconds = getattr(row, "seconds", None)
-            shown = "" if _missing(seconds) else f"{float(seconds):.1f} s"
+            shown = "" if _missing(seconds) else f"{float(seconds or 0):.1f} s"
             final.setdefault(str(row.model), []).append((str(row.status), shown))
         counts = Counter(status for runs in final.values() for status, _ in runs)
         said = ", ".join(f"{n} {status}" for status, n in counts.items())
