@@ -45,21 +45,20 @@ def table_html(rows: Sequence[Mapping[str, str]]) -> str:
 WRAPPED = frozenset({"prompt", "error_message", "mode"})
 """Columns whose cells wrap in :func:`table_html`; names, times and numbers never break."""
 
-# Each column's width in the panel's one-line rows: fixed for short values, a share of the
-# rest for prompts and errors (cut with an ellipsis, whole in the tooltip).
+# Each column's share of the row: every column shrinks with the panel (to an ellipsis, the
+# whole text in its tooltip), so credits, seconds, task and error stay in view however narrow.
 _WIDTHS = {
-    "submitted_at": "10.6em", "model": "4.8em", "mode": "minmax(4em, 7.5em)",
-    "status": "6.6em", "prompt": "minmax(6em, 3fr)", "credits": "4.2em",
-    "total_seconds": "4.4em", "task_id": "minmax(4em, 8em)", "error_message": "minmax(4em, 2fr)",
+    "submitted_at": 9.5, "model": 4.6, "mode": 5.5, "status": 6.4, "prompt": 14.0,
+    "credits": 4.0, "total_seconds": 4.0, "task_id": 7.0, "error_message": 9.0,
 }
 _RIGHT = frozenset({"credits", "total_seconds"})
-_GRID = " ".join(_WIDTHS.get(name, "minmax(4em, 1fr)") for name in DISPLAY_COLUMNS)
+_GRID = " ".join(f"minmax(0, {_WIDTHS.get(name, 5.0)}fr)" for name in DISPLAY_COLUMNS)
 _ROW_CSS = (
-    f"display:grid;grid-template-columns:{_GRID};column-gap:8px;align-items:center;"
+    f"display:grid;grid-template-columns:{_GRID};column-gap:6px;align-items:center;"
     f"font-size:90%;color:{TEXT};min-width:0"
 )
 _CELL_CSS = "overflow:hidden;text-overflow:ellipsis;white-space:nowrap;min-width:0"
-_BUTTON_WIDTH = "5.6em"
+_BUTTON_WIDTH = "6.2em"
 
 
 def header_html() -> str:
@@ -104,7 +103,8 @@ class _Row:
         self.task_id = ""
         self.button = widgets.Button(
             description="Open", icon="folder-open",
-            layout=widgets.Layout(width=_BUTTON_WIDTH, min_width=_BUTTON_WIDTH, height="26px"),
+            layout=widgets.Layout(width=_BUTTON_WIDTH, min_width=_BUTTON_WIDTH, height="26px",
+                                  padding="0 4px"),
         )
         self.button.add_class("genlab-open")
         self.line = widgets.HTML(layout=widgets.Layout(flex="1 1 0%", min_width="0"))
