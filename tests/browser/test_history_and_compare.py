@@ -8,6 +8,7 @@ Screenshots (light and dark, 1024 and 1400 px) go to ``build/browser-tables/``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -33,8 +34,10 @@ NOTEBOOK = "history-compare-check.ipynb"
 LONG_PROMPT = ("A lighthouse keeper walks the spiral stairs at dusk, the lamp warming, gulls "
                "circling, waves breaking white on black rocks far below, " * 2).strip()
 VIDEO_MODELS = ("video-a", "video-b", "video-c", "video-e", "video-f")
-LOOKS = ((1024, "JupyterLab Light"), (1024, "JupyterLab Dark"),
-         (1400, "JupyterLab Light"), (1400, "JupyterLab Dark"))
+# Every look in the same page, after one run of the notebook: the theme is switched from the
+# Settings menu (a reload would not reliably draw a running kernel's widgets again).
+THEMES = ("JupyterLab Light", "JupyterLab Dark")
+WIDTHS = (1024, 1400)
 IDLE = ".jp-Notebook-ExecutionIndicator[data-status='idle']"
 
 
@@ -45,10 +48,10 @@ def _notebook() -> str:
         "import genlab\nclient = genlab.connect()\nstudio = genlab.studio(client)\nstudio",
         # Work done outside the Studio, after it was shown: the History tab must find it.
         f'image = client.generate(model="image-b", prompt={LONG_PROMPT!r}, progress=False)\n'
-        'video = client.generate(model="video-a", prompt="a fox", duration=2, resolution="480P",'
+        'video = client.generate(model="video-a", prompt="a fox", duration=4, resolution="480P",'
         " progress=False)",
         'cmp = genlab.compare(client, ["a paper lantern over a night river"], '
-        f"{list(VIDEO_MODELS)!r}, params={{'duration': 2}}, progress=False)\ncmp.gallery()",
+        f"{list(VIDEO_MODELS)!r}, params={{'duration': 4}}, progress=False)\ncmp.gallery()",
         'cmp.to_html("genlab-output/lanterns.html")',
     ]
     notebook = nbformat.v4.new_notebook(
@@ -85,6 +88,19 @@ def _run_all(page: Any) -> None:
                 raise
 
 
+def _switch_theme(page: Any, theme: str) -> None:
+    """Settings > Theme > ``theme``, in the open page; wait until the page wears it."""
+    page.get_by_role("menuitem", name="Settings", exact=True).click()
+    page.locator(".lm-Menu-itemLabel:visible", has_text=re.compile(r"^Theme$")).click()
+    page.locator(".lm-Menu-itemLabel:visible",
+                 has_text=re.compile(f"^{re.escape(theme)}$")).click()
+    light = "false" if "Dark" in theme else "true"
+    page.wait_for_function(f"() => document.body.dataset.jpThemeLight === '{light}'")
+    page.wait_for_function(
+        f"() => document.body.dataset.jpThemeName === {theme!r}")
+    page.keyboard.press("Escape")  # a menu left open would cover the notebook
+
+
 _ROWS = """
 (task) => {
   const panel = document.querySelector('.genlab-history');
@@ -119,13 +135,56 @@ def _text(page: Any, selector: str) -> str:
     return str(page.evaluate(f"() => document.querySelector({selector!r}).innerText"))
 
 
+def _look(page: Any, frontend: Frontend, image_id: str, width: int, theme: str) -> None:
+    """The History tab and the notebook's gallery at this width and theme, checked and
+    screenshotted."""
+    tag = f"{frontend}-{width}-{'dark' if 'Dark' in theme else 'light'}"
+    dark = page.evaluate("() => document.body.dataset.jpThemeLight") == "false"
+    assert dark == ("Dark" in theme)
+    studio = page.locator(".genlab-studio").first
+    studio.locator(".lm-TabBar-tab", has_text="History").click()
+    # The rows are drawn by the front end after the tab opens: wait for this task's row.
+    page.wait_for_function(
+        "(task) => [...document.querySelectorAll(\"[data-col='task_id']\")]"
+        ".some(c => c.textContent === task && c.getBoundingClientRect().width > 0)",
+        arg=image_id)
+    row = page.evaluate(_ROWS, image_id)
+    # One line, however long the prompt; the whole prompt in its tooltip.
+    assert row["height"] < 40, row
+    assert row["promptTip"] == LONG_PROMPT
+    # Credits, seconds, task and error stay inside the panel.
+    assert all(r <= row["edge"] + 1 for r in row["rights"]), row
+    # No price: the same dash as everywhere, saying why on hover.
+    assert row["credits"] == "–" and row["creditsTip"] == "no published price"
+    assert row["seconds"] and row["seconds"] != "–"
+
+    # Open: the task's card with its kept image, under its row.
+    line = page.locator(".genlab-history-line", has=page.locator(
+        f"[data-col='task_id']:text-is('{image_id}')"))
+    line.get_by_role("button", name="Open").click()
+    card = page.locator(".genlab-history-card")
+    card.locator("img[src^='data:image/']").first.wait_for(state="visible")
+    assert "A lighthouse keeper" in card.inner_text()
+    line.scroll_into_view_if_needed()
+    page.screenshot(path=str(BUILD / f"history-{tag}.png"))
+    line.get_by_role("button", name="Close").click()
+    card.locator("img").first.wait_for(state="detached")
+
+    # The comparison's gallery: every model's column in view, no sideways scroll.
+    cells = page.evaluate(_CELLS)
+    assert [c["model"] for c in cells] == list(VIDEO_MODELS)
+    assert all(c["inside"] for c in cells), cells
+    page.locator(".genlab-gallery").last.scroll_into_view_if_needed()
+    page.screenshot(path=str(BUILD / f"gallery-{tag}.png"))
+
+
 def test_history_and_compare_read_well_and_open(lab: tuple[Frontend, str]) -> None:
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: run `make test-browser`, which installs it")
     from playwright.sync_api import sync_playwright
 
     frontend, base = lab
-    set_theme(BUILD / frontend, LOOKS[0][1])
+    set_theme(BUILD / frontend, THEMES[0])
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
                                     env=browser_env(BUILD / frontend), args=CHROMIUM_ARGS)
@@ -149,7 +208,7 @@ def test_history_and_compare_read_well_and_open(lab: tuple[Frontend, str]) -> No
             studio.locator(".lm-TabBar-tab", has_text="History").click()
             page.wait_for_function(
                 "() => [...document.querySelectorAll(\"[data-col='prompt']\")]"
-                ".some(c => c.title.startsWith('A lighthouse'))")
+                ".some(c => c.title.startsWith('A lighthouse'))", timeout=180_000)
             image_id = page.evaluate(
                 "() => [...document.querySelectorAll(\"[data-col='prompt']\")]"
                 ".find(c => c.title.startsWith('A lighthouse'))"
@@ -157,47 +216,12 @@ def test_history_and_compare_read_well_and_open(lab: tuple[Frontend, str]) -> No
                 ".textContent"
             )
             assert image_id.startswith("task_")
-            for width, theme in LOOKS:
-                tag = f"{frontend}-{width}-{'dark' if 'Dark' in theme else 'light'}"
-                if theme != LOOKS[0][1] or width != LOOKS[0][0]:
-                    set_theme(BUILD / frontend, theme)
+            for theme in THEMES:
+                if theme != THEMES[0]:
+                    _switch_theme(page, theme)
+                for width in WIDTHS:
                     page.set_viewport_size({"width": width, "height": 1000})
-                    page.reload()
-                    page.wait_for_selector(".genlab-history-row", state="attached")
-                else:
-                    page.set_viewport_size({"width": width, "height": 1000})
-                dark = page.evaluate("() => document.body.dataset.jpThemeLight") == "false"
-                assert dark == ("Dark" in theme)
-                studio = page.locator(".genlab-studio").first
-                studio.locator(".lm-TabBar-tab", has_text="History").click()
-                row = page.evaluate(_ROWS, image_id)
-                # One line, however long the prompt; the whole prompt in its tooltip.
-                assert row["height"] < 40, row
-                assert row["promptTip"] == LONG_PROMPT
-                # Credits, seconds, task and error stay inside the panel.
-                assert all(r <= row["edge"] + 1 for r in row["rights"]), row
-                # No price: the same dash as everywhere, saying why on hover.
-                assert row["credits"] == "–" and row["creditsTip"] == "no published price"
-                assert row["seconds"] and row["seconds"] != "–"
-
-                # Open: the task's card with its kept image, under its row.
-                line = page.locator(".genlab-history-line", has=page.locator(
-                    f"[data-col='task_id']:text-is('{image_id}')"))
-                line.get_by_role("button", name="Open").click()
-                card = page.locator(".genlab-history-card")
-                card.locator("img[src^='data:image/']").first.wait_for(state="visible")
-                assert "A lighthouse keeper" in card.inner_text()
-                line.scroll_into_view_if_needed()
-                page.screenshot(path=str(BUILD / f"history-{tag}.png"))
-                line.get_by_role("button", name="Close").click()
-                card.wait_for(state="detached")
-
-                # The comparison's gallery: every model's column in view, no sideways scroll.
-                cells = page.evaluate(_CELLS)
-                assert [c["model"] for c in cells] == list(VIDEO_MODELS)
-                assert all(c["inside"] for c in cells), cells
-                page.locator(".genlab-gallery").last.scroll_into_view_if_needed()
-                page.screenshot(path=str(BUILD / f"gallery-{tag}.png"))
+                    _look(page, frontend, image_id, width, theme)
 
             # Compare in the Studio: a chip per model while it runs, the cost said once,
             # and the History tab then lists the comparison's tasks.
