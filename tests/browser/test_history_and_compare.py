@@ -112,7 +112,10 @@ _ROWS = """
   return {rows: rows.length, height: row.getBoundingClientRect().height, edge: edge,
           credits: cell('credits').textContent, creditsTip: cell('credits').title,
           promptTip: cell('prompt').title, rights: ['credits', 'total_seconds', 'task_id',
-          'error_message'].map(right), seconds: cell('total_seconds').textContent};
+          'error_message'].map(right), seconds: cell('total_seconds').textContent,
+          cut: ['model', 'status', 'credits', 'total_seconds'].flatMap(name => [
+            cell(name), panel.querySelector(`.genlab-history-head [data-col='${name}']`)])
+            .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.outerHTML)};
 }
 """
 
@@ -154,6 +157,8 @@ def _look(page: Any, frontend: Frontend, image_id: str, width: int, theme: str) 
     assert row["promptTip"] == LONG_PROMPT
     # Credits, seconds, task and error stay inside the panel.
     assert all(r <= row["edge"] + 1 for r in row["rights"]), row
+    # Model, status, credits and seconds (values and headings) are never cut.
+    assert row["cut"] == [], row["cut"]
     # No price: the same dash as everywhere, saying why on hover.
     assert row["credits"] == "–" and row["creditsTip"] == "no published price"
     assert row["seconds"] and row["seconds"] != "–"
@@ -175,6 +180,9 @@ def _look(page: Any, frontend: Frontend, image_id: str, width: int, theme: str) 
     assert [c["model"] for c in cells] == list(VIDEO_MODELS)
     assert all(c["inside"] for c in cells), cells
     page.locator(".genlab-gallery").last.scroll_into_view_if_needed()
+    page.wait_for_function(  # a frame to look at, not black boxes
+        "() => [...document.querySelectorAll('.genlab-gallery video')]"
+        ".every(v => v.readyState >= 2)")
     page.screenshot(path=str(BUILD / f"gallery-{tag}.png"))
 
 

@@ -51,8 +51,30 @@ _WIDTHS = {
     "submitted_at": 9.5, "model": 4.6, "mode": 5.5, "status": 6.4, "prompt": 14.0,
     "credits": 4.0, "total_seconds": 4.0, "task_id": 7.0, "error_message": 9.0,
 }
+# Short columns keep room for their whole heading and value ("succeeded", "seconds"): only
+# the long texts (dates, prompts, ids, errors) are cut.
+_AT_LEAST = {"model": "4.8em", "status": "7.6em", "credits": "4.4em", "total_seconds": "4.9em"}
 _RIGHT = frozenset({"credits", "total_seconds"})
-_GRID = " ".join(f"minmax(0, {_WIDTHS.get(name, 5.0)}fr)" for name in DISPLAY_COLUMNS)
+
+
+def _grid(names: Sequence[str]) -> str:
+    return " ".join(f"minmax({_AT_LEAST.get(name, '0')}, {_WIDTHS.get(name, 5.0)}fr)"
+                    for name in names)
+
+
+_GRID = _grid(list(DISPLAY_COLUMNS))
+_NARROW_HIDDEN = ("submitted_at", "mode")
+"""Columns left out of a row narrower than 640 px (the opened card shows both)."""
+_FIT = "genlab-history-fit"
+_NARROW_CSS = (
+    f"<style>.{_FIT}{{container-type:inline-size}}"
+    "@container (max-width: 640px){"
+    ".genlab-history-row,.genlab-history-head{grid-template-columns:"
+    f"{_grid([n for n in DISPLAY_COLUMNS if n not in _NARROW_HIDDEN])} !important}}"
+    + ",".join(f".genlab-history-row>[data-col='{n}'],.genlab-history-head>[data-col='{n}']"
+               for n in _NARROW_HIDDEN)
+    + "{display:none}}</style>"
+)
 _ROW_CSS = (
     f"display:grid;grid-template-columns:{_GRID};column-gap:6px;align-items:center;"
     f"font-size:90%;color:{TEXT};min-width:0"
@@ -64,11 +86,11 @@ _BUTTON_WIDTH = "6.2em"
 def header_html() -> str:
     """The headings of the panel's rows, on the same grid."""
     cells = "".join(
-        f"<div style='{_CELL_CSS};font-weight:600;"
+        f"<div data-col='{escape(name)}' style='{_CELL_CSS};font-weight:600;"
         f"{'text-align:right' if name in _RIGHT else ''}'>{escape(heading)}</div>"
         for name, heading in DISPLAY_COLUMNS.items()
     )
-    return (f"<div class='genlab-history-head' style='{_ROW_CSS};padding-bottom:2px;"
+    return (f"{_NARROW_CSS}<div class='genlab-history-head' style='{_ROW_CSS};padding-bottom:2px;"
             f"border-bottom:1px solid {BORDER}'>{cells}</div>")
 
 
@@ -78,7 +100,7 @@ def row_html(row: Mapping[str, str]) -> str:
 
     Example:
         >>> page = row_html({"prompt": "<b>kite</b> " * 20, "credits": ""})
-        >>> "title='&lt;b&gt;kite" in page, f"title='{NO_PRICE}'>{EMPTY}<" in page
+        >>> "title='&lt;b&gt;kite" in page, f"title='{NO_PRICE}'><span" in page
         (True, True)
     """
     cells = []
@@ -108,6 +130,7 @@ class _Row:
         )
         self.button.add_class("genlab-open")
         self.line = widgets.HTML(layout=widgets.Layout(flex="1 1 0%", min_width="0"))
+        self.line.add_class(_FIT)
         self.box = widgets.HBox([self.button, self.line],
                                 layout=widgets.Layout(align_items="center", min_width="0"))
         self.box.add_class("genlab-history-line")
@@ -168,6 +191,7 @@ class HistoryPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no typ
                 self.table,
             ], layout=widgets.Layout(min_width="0"))
             self.table.layout = widgets.Layout(flex="1 1 0%", min_width="0")
+            self.table.add_class(_FIT)
             self.children = [
                 widgets.HBox([self.model, self.status, self.refresh_button],
                              layout=widgets.Layout(flex_flow="row wrap")),
