@@ -211,7 +211,16 @@ def test_a_grid_with_only_invalid_runs_sends_nothing(
     assert "duration" in cmp.df["error"].iloc[0]
     assert billed(server) == before
     assert capsys.readouterr().out == ""  # quiet: for widgets and worker threads
-    assert cmp.money_line == "1 run (1 invalid): 0 credits estimated"
+    assert cmp.money_line == "1 run (1 invalid): nothing to send"
+
+
+def test_a_grid_without_any_price_says_so_instead_of_zero_credits() -> None:
+    from genlab.comparison import plan
+
+    assert plan(["a kite"], ["video-b", "video-c"], {}).money_line == (
+        "2 runs: no published price, so no estimate")
+    assert plan(["a kite"], ["video-b", "video-d"], {}).money_line == (
+        "2 runs (1 invalid); 1 to send, with no published price, so no estimate")
 
 
 def test_repeats_run_each_combination_again(client: genlab.Client) -> None:

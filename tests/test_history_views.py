@@ -94,3 +94,27 @@ def test_df_refuses_a_filter_that_does_not_exist(history: History) -> None:
         history.df(modle="video-a")  # type: ignore[call-arg]
     with pytest.raises(TypeError, match="modle"):
         history.summary(modle="video-a")  # type: ignore[call-arg]
+
+
+def test_df_reads_as_people_write_numbers_in_a_notebook_and_in_print(history: History) -> None:
+    df = history.df()
+    shown = df[["model", "duration", "credits", "total_seconds"]]
+    page = shown._repr_html_()
+    cells = re.findall(r'class="data row\d+ col\d+" >([^<]*)</td>', page)
+    assert cells[:8] == ["video-a", "2", "160", "12.3", "image-d", "2", "–", "12.3"]
+    assert "2.000000" not in page and "<NA>" not in page
+    printed = shown.to_string(index=False).splitlines()
+    assert printed[1].split() == ["video-a", "2", "160", "12.3"]
+    assert printed[2].split() == ["image-d", "2", "–", "12.3"]
+    assert "<NA>" not in repr(df) and "<NA>" not in df.to_string()
+    assert df["duration"].dtype == "Float64" and df["credits"].isna().tolist()[1]  # data as is
+
+
+def test_the_spend_table_and_the_summary_both_show_a_dash_without_a_price(
+    history: History,
+) -> None:
+    summary = history.summary(by="model").to_string().splitlines()
+    spend = history.spend(by="model").to_string(index=False).splitlines()
+    assert summary[-1].split()[0] == "image-d" and summary[-1].split()[-2:] == ["–", "1"]
+    assert spend[1].split()[:3] == ["image-d", "1", "–"]
+    assert ">–</td>" in history.spend(by="model")._repr_html_()

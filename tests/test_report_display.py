@@ -190,3 +190,34 @@ def test_an_image_declaring_a_huge_bitmap_is_never_embedded(
     page = report.media_html([bomb])
     assert "<img" not in page and "data:image" not in page
     assert "too large for a browser to decode here" in page
+
+
+def test_a_one_prompt_gallery_wraps_its_columns_and_several_prompts_stay_a_table() -> None:
+    models = ["video-a", "video-b", "video-c", "video-e", "video-f"]
+    one = pd.DataFrame({
+        "prompt": ["a <b>fox</b>"] * 5, "model": models, "status": ["failed"] * 5,
+        "error": ["no"] * 5, "task_id": [f"t{i}" for i in range(5)],
+    })
+    page = report.gallery_html(one)
+    heads = re.findall(r'<div class="genlab-cell"><div class="head"><b>([^<]*)</b>', page)
+    assert heads == models  # every model is a cell of a wrapping row, in order
+    assert "<table" not in page and "flex-wrap: wrap" in page
+    assert '<div class="prompt">a &lt;b&gt;fox&lt;/b&gt;</div>' in page
+    two = pd.concat([one, one.assign(prompt="a kite")])
+    assert '<table class="genlab-grid">' in report.gallery_html(two)
+    assert "<table" not in report.gallery_html(two, layout="wrap")
+    with pytest.raises(ValueError, match="layout must be"):
+        report.gallery_html(one, layout="grid")  # type: ignore[arg-type]
+
+
+def test_a_written_report_shows_as_a_link_to_its_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    runs = pd.DataFrame({"prompt": ["a fox"], "model": ["video-a"], "status": ["failed"]})
+    path = report.write_report(runs, "out/r.html")
+    page = path._repr_html_()
+    assert '<a href="out/r.html" target="_blank"' in page and "Report written:" in page
+    assert " MB)" in page and str(path) == "out/r.html" and path.read_text().startswith("<")
+    outside = report.write_report(runs, tmp_path.parent / f"{tmp_path.name}-r.html")
+    assert "<a " not in outside._repr_html_()  # outside the notebook's folder: named only

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
 import pytest
 
 import genlab
@@ -30,7 +31,13 @@ def test_spend_shows_spent_estimated_and_saved(
     assert list(by_model.columns) == list(SPEND_COLUMNS)
     assert by_model.loc["video-a", ["runs", "credits", "reused", "credits_saved"]].tolist() == [
         1, 160, 1, 160]
-    assert by_model.loc["video-b", ["runs", "credits", "estimated"]].tolist() == [1, 0, 200]
+    # No published price for video-b: its credits are missing (a dash, as in the summary),
+    # not 0; video-a had no assumed price, so nothing is estimated for it.
+    assert by_model.loc["video-b", ["runs", "estimated"]].tolist() == [1, 200]
+    assert pd.isna(by_model.loc["video-b", "credits"])
+    assert pd.isna(by_model.loc["video-a", "estimated"])
+    shown = history.spend(by="model").to_string(index=False).splitlines()
+    assert shown[2].split() == ["video-b", "1", "–", "200", "0", "0", "0"]
     by_tag = history.spend(by="tag")
     assert by_tag["tag"].tolist() == ["kites"] and by_tag["credits_saved"].tolist() == [160]
     assert history.spend(by="day")["credits"].sum() == 160

@@ -12,6 +12,7 @@ import ast
 import concurrent.futures
 import io
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -510,24 +511,78 @@ def test_history_panel_lists_filters_and_escapes(emulator: EmulatorHandle, tmp_p
         _finish(card)
         panel = studio.history_panel
         panel.refresh()
-        assert card.record is not None and card.record.task_id in panel.table.value
+        assert card.record is not None and card.record.task_id in panel.markup
         for heading in DISPLAY_COLUMNS.values():  # the history's own column table
-            assert f">{heading}</th>" in panel.table.value
-        assert "&lt;b&gt;bold&lt;/b&gt; kite" in panel.table.value
-        assert "<b>bold</b>" not in panel.table.value
+            assert f">{heading}</div>" in panel.table.value
+        assert "&lt;b&gt;bold&lt;/b&gt; kite" in panel.markup
+        assert "<b>bold</b>" not in panel.markup
         panel.set_filter(status="failed")
-        assert "No tasks yet" in panel.table.value
+        assert "No tasks yet" in panel.markup and card.record.task_id not in panel.markup
         panel.set_filter(model="image-b", status="succeeded")
-        assert card.record.task_id in panel.table.value
+        assert card.record.task_id in panel.markup
         panel.model.value = "video-a"
-        assert card.record.task_id not in panel.table.value
+        assert card.record.task_id not in panel.markup
     history.close()
+
+
+def test_a_history_row_is_one_line_with_the_whole_text_in_its_tooltip() -> None:
+    from genlab.widgets._history import row_html
+
+    prompt = "A very long prompt about a lighthouse at dusk " * 6
+    page = row_html({"prompt": prompt, "status": "failed", "credits": "",
+                     "error_message": "GENERATION_FAILED: <i>it broke</i>", "task_id": "t1"})
+    assert f"title='{prompt}'" in page  # whole, though PROMPT_SHOWN is shorter
+    assert page.count("white-space:nowrap") >= 9 and "text-overflow:ellipsis" in page
+    assert "title='no published price'><span" in page and ">–</span>" in page
+    assert "&lt;i&gt;it broke&lt;/i&gt;" in page and "<i>it broke" not in page
+
+
+def test_history_rows_open_to_their_card_and_the_panel_follows_new_work(
+    emulator: EmulatorHandle, tmp_path: Path
+) -> None:
+    from genlab.history import History
+
+    history = History(tmp_path / "history.sqlite")
+    with genlab.Client(emulator.base_url, API_KEY, poll_scale=0.05, history=history) as client:
+        studio = Studio(client, media_dir=tmp_path)
+        panel = studio.history_panel
+        # Work done outside the Studio shows when the History tab is opened.
+        record = client.generate(model="image-b", prompt="a lantern", progress=False)
+        assert record.task_id not in panel.markup
+        studio.tabs.selected_index = 2
+        assert record.task_id in panel.markup
+        row = next(r for r in panel.rows if r.task_id == record.task_id)
+        assert row.button.description == "Open" and not row.button.disabled
+        row.button.click()
+        assert row.button.description == "Close" and panel.card in panel.rows_box.children
+        assert _eventually(lambda: "data:image/" in panel.card.value), panel.card.value
+        assert "genlab-task" in panel.card.value and "a lantern" in panel.card.value
+        row.button.click()
+        assert panel.card not in panel.rows_box.children and row.button.description == "Open"
+        # A comparison refreshes the panel when it ends.
+        studio.tabs.selected_index = 1
+        studio.set(model="image-b", prompt="a compared kite")
+        comparison = studio.compare(["image-b", "image-d"]).result(timeout=WAIT)
+        for task_id in comparison.df["task_id"]:
+            assert _eventually(lambda t=task_id: t in panel.markup), task_id
+    history.close()
+
+
+def _eventually(check: Callable[[], bool]) -> bool:
+    """Wait for ``check`` (work done on the widgets' pool), with a generous deadline."""
+    done = threading.Event()
+    deadline = datetime.now(UTC).timestamp() + WAIT
+    while not check():
+        if datetime.now(UTC).timestamp() > deadline:
+            return False
+        done.wait(0.05)
+    return True
 
 
 def test_history_panel_without_a_genlab_history(client: genlab.Client) -> None:
     panel = HistoryPanel(client.history)
     assert not panel.available
-    assert "genlab History" in panel.table.value
+    assert "genlab History" in panel.table.value and "genlab History" in panel.markup
 
 
 # --- compare, shortcut, imports ------------------------------------------------------------
@@ -540,7 +595,29 @@ def test_compare_shows_a_gallery(studio: Studio) -> None:
     comparison = future.result(timeout=WAIT)
     assert len(comparison.df) == 2
     assert "data:image/" in studio.compare_panel.gallery.value
-    assert "2 runs" in studio.compare_panel.status.value
+    # The cost line is said once (above the button); the status says how each model ended.
+    assert "2 runs" in studio.compare_panel.plan_note.value
+    assert "2 runs" not in studio.compare_panel.status.value
+    status = studio.compare_panel.status.value
+    assert "Done: 2 succeeded" in status
+    for model in ("image-b", "image-d"):
+        assert f"data-model='{model}'" in status
+    assert status.count(">succeeded</span>") == 2
+
+
+def test_compare_shows_each_models_status_while_it_runs() -> None:
+    from genlab.comparison import plan
+    from genlab.widgets._runboard import RunBoard
+
+    board = RunBoard(plan(["a kite"], ["video-a", "video-b", "video-d"], {"duration": 4}))
+    first = board.html()
+    assert first.count(">sending</span>") == 2 and ">invalid</span>" in first
+    assert board.seen(TaskRecord(task_id="t1", status="queued", model="video-b"))
+    assert board.seen(TaskRecord(task_id="t2", status="processing", model="video-a"))
+    assert not board.seen(TaskRecord(task_id="t2", status="processing", model="video-a"))
+    assert board.seen(TaskRecord(task_id="t1", status="succeeded", model="video-b"))
+    chips = re.findall(r"data-model='([^']+)'[^>]*><b>[^<]*</b> <span[^>]*>(\w+)<", board.html())
+    assert chips == [("video-a", "processing"), ("video-b", "succeeded"), ("video-d", "invalid")]
 
 
 def test_genlab_studio_shortcut(client: genlab.Client, tmp_path: Path) -> None:

@@ -152,15 +152,16 @@ _GALLERY = """
 () => {
   const g = [...document.querySelectorAll('.genlab-gallery')].pop();
   const area = g.closest('.jp-OutputArea-output') || g.closest('.widget-html-content');
-  const before = g.querySelector('th.prompt').getBoundingClientRect().left;
+  const before = g.querySelector('th.prompt, .genlab-row > .prompt').getBoundingClientRect().left;
   g.scrollLeft = g.scrollWidth;
-  const prompt = g.querySelector('th.prompt').getBoundingClientRect();
+  const prompt = g.querySelector('th.prompt, .genlab-row > .prompt').getBoundingClientRect();
   const video = g.querySelector('video').getBoundingClientRect();
   const out = {right: g.getBoundingClientRect().right,
                areaRight: area.getBoundingClientRect().right, promptLeft: prompt.left,
                promptBefore: before, gLeft: g.getBoundingClientRect().left,
                videoWidth: video.width, scrolls: g.scrollWidth > g.clientWidth,
-               align: getComputedStyle(g.querySelector('th.prompt')).textAlign};
+               align: getComputedStyle(g.querySelector(
+                 'th.prompt, .genlab-row > .prompt')).textAlign};
   g.scrollLeft = 0;
   return out;
 }

@@ -248,7 +248,7 @@ def test_widgets_escape_prompts_and_service_strings(
         TALLY.check(section, "TaskCard message (service error)", card.message.value,
                     IMG, QUOTE)
         TALLY.check(section, "TaskCard steps (service status)", card.steps.value, SCRIPT)
-        TALLY.check(section, "HistoryPanel table", studio.history_panel.table.value,
+        TALLY.check(section, "HistoryPanel table", studio.history_panel.markup,
                     SCRIPT, IMG)
     # The compare panel, on the real emulator, with the prompt as the comparison's prompt.
     with genlab.Client(emulator.base_url, KEY, poll_scale=0.02) as client:

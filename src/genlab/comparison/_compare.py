@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
@@ -55,6 +55,7 @@ def compare(
     progress: bool = True,
     quiet: bool = False,
     reuse: bool | None = None,
+    on_update: Callable[[TaskRecord], object] | None = None,
 ) -> Comparison:
     """Run every prompt on every model with every swept parameter, side by side.
 
@@ -82,6 +83,8 @@ def compare(
         reuse: fill cells from earlier results of the same request at zero credits
             (``True``), never (``False``), or for seeded requests (``None``); see
             :meth:`genlab.Client.submit`.
+        on_update: called with each run's record at every status change (on the client's
+            runner thread: keep it short, e.g. assign a widget's value).
 
     Returns:
         A :class:`Comparison`.
@@ -115,7 +118,8 @@ def compare(
     client.check_budget([r.request for r in valid if r.request is not None])
     outcomes: list[Outcome] = []
     if valid:
-        outcomes = _run(client, valid, concurrency, timeout, progress, tagging, reuse)
+        outcomes = _run(client, valid, concurrency, timeout, progress, tagging, reuse,
+                        on_update)
     saved = _download(client, outcomes, download_dir, concurrency) if download_dir else {}
     by_run = {id(run): i for i, run in enumerate(valid)}
     rows, records = [], []
@@ -138,11 +142,14 @@ def _run(
     progress: bool,
     tagging: Any,
     reuse: bool | None,
+    also: Callable[[TaskRecord], object] | None = None,
 ) -> list[Outcome]:
     bar = GridProgress(len(runs), enabled=progress)
 
     def on_update(record: TaskRecord) -> None:
         # Called on the client's runner thread, once per status change of each task.
+        if also is not None:
+            also(record)
         if record.done:
             bar.ended(record.status)
 

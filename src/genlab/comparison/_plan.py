@@ -55,11 +55,23 @@ class Plan:
 
     @property
     def money_line(self) -> str:
-        """E.g. ``12 runs (2 invalid): 4,800 credits estimated; 8 runs have no published price``."""
+        """E.g. ``12 runs (2 invalid): 4,800 credits estimated; 8 runs have no published price``;
+        without any price, ``5 runs: no published price, so no estimate``.
+
+        Example:
+            >>> plan(["a fox"], ["video-b", "video-c"], {}).money_line
+            '2 runs: no published price, so no estimate'
+        """
         total = len(self.runs)
         text = f"{total:,} run{'' if total == 1 else 's'}"
         if self.invalid:
             text += f" ({self.invalid:,} invalid)"
+        valid = total - self.invalid
+        if not valid:
+            return text + ": nothing to send"
+        if self.unpriced == valid:  # "0 credits estimated" would read as free
+            return text + (": no published price, so no estimate" if valid == total else
+                           f"; {valid:,} to send, with no published price, so no estimate")
         text += f": {self.estimate:,} credits estimated"
         if self.unpriced:
             verb = "has" if self.unpriced == 1 else "have"

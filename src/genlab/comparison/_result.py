@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -17,6 +16,7 @@ from genlab.report import (
     HTML,
     Fetch,
     Leaderboard,
+    ReportFile,
     gallery,
     leaderboard,
     plot_summary,
@@ -89,7 +89,7 @@ class Comparison:
     def __repr__(self) -> str:
         counts = self.df["status"].value_counts()
         shown = ", ".join(f"{n} {status}" for status, n in counts.items())
-        return f"<Comparison of {len(self.df)} runs: {shown}; {self.estimate:,} credits estimated>"
+        return f"<Comparison of {len(self.df)} runs: {shown}; {self.money_line}>"
 
     def _repr_html_(self) -> str:
         # What a cell shows for `cmp`: the cost line and the summary; media stay in gallery().
@@ -146,9 +146,10 @@ class Comparison:
 
     def to_html(
         self, path: str | os.PathLike[str], *, title: str = "genlab comparison"
-    ) -> Path:
+    ) -> ReportFile:
         """Write one self-contained HTML file: summary, charts, spend, the leaderboard of
-        people's votes (when there are any) and gallery. Returns its path.
+        people's votes (when there are any) and gallery. Returns its path (a notebook shows
+        it as a link to the file).
 
         Example:
             cmp.to_html("out/comparison.html")

@@ -52,7 +52,14 @@ from genlab.history._resume import Resume, ResumeOutcome
 from genlab.history._spend import SPEND_COLUMNS, SpendBy, spend
 from genlab.history._store import Store
 from genlab.history._summary import SUMMARY_COLUMNS, normalized, summarize
-from genlab.history._views import PROMPT_SHOWN, Filters, Views, display_text, styled
+from genlab.history._views import (
+    PROMPT_SHOWN,
+    Filters,
+    Views,
+    as_text,
+    display_text,
+    styled,
+)
 from genlab.history._who import Who
 
 if TYPE_CHECKING:
@@ -77,6 +84,7 @@ __all__ = [
     "RatingEntry",
     "ResumeOutcome",
     "SpendBy",
+    "as_text",
     "copy_history",
     "default_path",
     "display_text",
@@ -96,6 +104,14 @@ def _display_frame_class() -> type[pd.DataFrame]:
         @property
         def _constructor(self) -> type[DisplayFrame]:
             return DisplayFrame
+
+        def __repr__(self) -> str:
+            # Printed as the notebook shows it: rounded, and "–" where pandas says <NA>.
+            return repr(pd.DataFrame(as_text(self)))
+
+        def to_string(self, *args: Any, **kwargs: Any) -> str | None:  # type: ignore[override]
+            shown: str | None = pd.DataFrame(as_text(self)).to_string(*args, **kwargs)
+            return shown
 
         def _repr_html_(self) -> str | None:
             # Prompts and errors came from people and the service: text cells and labels are
@@ -119,7 +135,8 @@ _FRAME: list[type[pd.DataFrame]] = []
 
 
 def DisplayFrame(data: pd.DataFrame) -> pd.DataFrame:  # noqa: N802  # a class to its callers
-    """``data``, shown formatted in notebooks (see :func:`styled`), with the same values.
+    """``data``, shown formatted in notebooks (see :func:`styled`) and printed the same way
+    (see :func:`as_text`: no ``<NA>``), with the same values.
 
     ``History.df()`` and ``History.summary()`` return one. Slices and copies keep the
     display; ``pd.DataFrame(frame)`` gives a plain one.
@@ -233,13 +250,15 @@ class History:
         return DisplayFrame(self._views.spend(by))
 
     def recent(
-        self, limit: int = 20, *, model: str | None = None, status: str | None = None
+        self, limit: int = 20, *, model: str | None = None, status: str | None = None,
+        cut: bool = True,
     ) -> list[dict[str, str]]:
         """The newest submissions first, as text ready for a table (the history panel's rows).
 
         Each row maps the names of :data:`DISPLAY_COLUMNS` to text: ``""`` where a value is
         missing, seconds with one decimal, times as ``YYYY-MM-DD HH:MM:SS`` (UTC), and prompts
-        cut to :data:`PROMPT_SHOWN` characters.
+        cut to :data:`PROMPT_SHOWN` characters (whole with ``cut=False``, for a view that
+        cuts them itself and shows the rest in a tooltip).
 
         Example:
             >>> import tempfile, os
@@ -248,7 +267,20 @@ class History:
             []
             >>> history.close()
         """
-        return self._views.recent(limit, model, status)
+        return self._views.recent(limit, model, status, cut=cut)
+
+    def record(self, task_id: str) -> TaskRecord | None:
+        """A task as the history last saw it, with the files kept of it (``record.kept``),
+        ready to show (``genlab.display(record)``); None for a task id it does not know.
+
+        Example:
+            >>> import tempfile, os
+            >>> history = History(os.path.join(tempfile.mkdtemp(), "h.sqlite"))
+            >>> history.record("task_unknown") is None
+            True
+            >>> history.close()
+        """
+        return self._views.record(task_id)
 
     # --- ratings (people's blind votes between two results; genlab.rate) ----------------
 

@@ -7,9 +7,9 @@ Columns of the frame, per group:
 
 - ``runs``: submissions the service accepted, or may have (uncertain);
 - ``credits``: their published prices (failed tasks included: the interface promises no
-  refunds);
+  refunds); missing (shown "–", as in ``History.summary()``) where no run has a price;
 - ``estimated``: the assumed prices of unpriced runs, where the budget set one
-  (``Budget(unpriced={model: price})``);
+  (``Budget(unpriced={model: price})``); missing where none was assumed;
 - ``unpriced``: runs with neither a price nor an assumed one;
 - ``reused`` and ``credits_saved``: results reused instead of paid for again.
 """
@@ -26,6 +26,9 @@ SpendBy = Literal["model", "day", "tag"]
 
 SPEND_COLUMNS = ("runs", "credits", "estimated", "unpriced", "reused", "credits_saved")
 """The columns of :func:`spend`, after the group's."""
+
+_PRICES = frozenset({"credits", "estimated"})
+"""Sums of prices: missing (not 0) in a group where no run had one."""
 
 
 class Queried(Protocol):
@@ -87,7 +90,9 @@ def spend(journal: Queried, by: SpendBy = "model") -> pd.DataFrame:
         columns=[by, *SPEND_COLUMNS],
     )
     for name in SPEND_COLUMNS:
-        frame[name] = frame[name].astype("Int64").fillna(0)
+        frame[name] = frame[name].astype("Int64")
+        if name not in _PRICES:  # counts: none is 0; a price nobody published stays missing
+            frame[name] = frame[name].fillna(0)
     frame[by] = frame[by].astype("string")
     return frame.sort_values(by, na_position="last").reset_index(drop=True)
 

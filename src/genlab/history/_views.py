@@ -4,12 +4,15 @@ spend, and the newest rows as the panel shows them. pandas is imported on first 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
+import json
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 import sqlalchemy as sa
 
+from genlab._wire import TaskRecord
+from genlab.display import EMPTY
 from genlab.history._columns import COLUMN, COLUMNS, DISPLAY_COLUMNS, FRAME_COLUMNS
 from genlab.history._schema import TASKS
 from genlab.history._spend import SpendBy, spend
@@ -100,12 +103,45 @@ class Views:
         return spend(self._store, by)
 
     def recent(
-        self, limit: int, model: str | None = None, status: str | None = None
+        self, limit: int, model: str | None = None, status: str | None = None, *,
+        cut: bool = True,
     ) -> list[dict[str, str]]:
-        """The newest ``limit`` submissions first, each as the text of :data:`DISPLAY_COLUMNS`."""
+        """The newest ``limit`` submissions first, each as the text of :data:`DISPLAY_COLUMNS`
+        (prompts cut to :data:`PROMPT_SHOWN` characters unless ``cut`` is False)."""
         table = frame(self._store, {"model": model, "status": status}, newest=limit)
-        shown = {name: [display_text(name, v) for v in table[name]] for name in DISPLAY_COLUMNS}
+        shown = {name: [display_text(name, v, cut=cut) for v in table[name]]
+                 for name in DISPLAY_COLUMNS}
         return [{name: shown[name][i] for name in shown} for i in reversed(range(len(table)))]
+
+
+    def record(self, task_id: str) -> TaskRecord | None:
+        """The task as its last known record, with the files kept of it (``record.kept``);
+        None for a task id the history does not know."""
+        t = TASKS.c
+        found = self._store.rows(
+            sa.select(t.task_id, t.model, t.kind, t.status, t.created_at, t.completed_at,
+                      t.results, t.paths, t.error_code, t.error_message, t.error_json)
+            .where(t.task_id == task_id).limit(1)
+        )
+        if not found:
+            return None
+        r = found[0]
+        data: dict[str, Any] = {
+            "task_id": r.task_id, "status": r.status or "queued", "model": r.model,
+            "created_at": _iso(r.created_at), "completed_at": _iso(r.completed_at),
+        }
+        if r.results:
+            data["videos" if r.kind == "video" else "images"] = json.loads(r.results)
+        if r.status == "failed":
+            error = json.loads(r.error_json) if r.error_json else None
+            data["error"] = error if isinstance(error, dict) else {
+                "code": r.error_code or "FAILED", "message": r.error_message or "no reason given"}
+        kept = tuple(str(p) for p in json.loads(r.paths)) if r.paths else ()
+        return TaskRecord.read(data, r.kind).model_copy(update={"kept": kept})
+
+
+def _iso(seconds: float | None) -> str | None:
+    return datetime.fromtimestamp(seconds, UTC).isoformat() if seconds is not None else None
 
 
 def frame(store: Store, filters: Filters, *, newest: int | None = None) -> pd.DataFrame:
@@ -173,7 +209,7 @@ def _between(start: Any, end: Any) -> Any:
     return pd.Series(end - start).dt.total_seconds().astype("Float64").array
 
 
-def display_text(name: str, value: Any) -> str:
+def display_text(name: str, value: Any, *, cut: bool = True) -> str:
     """A ``History.df()`` value as the history panel shows it.
 
     Example:
@@ -190,14 +226,49 @@ def display_text(name: str, value: Any) -> str:
     if column is not None and column.type == "span":
         return f"{float(value):.1f}"
     text = str(value)
-    if name == "prompt" and len(text) > PROMPT_SHOWN:
+    if cut and name == "prompt" and len(text) > PROMPT_SHOWN:
         text = text[: PROMPT_SHOWN - 1] + "…"
     return text
 
 
+def _plain(value: Any) -> str:
+    """A float without trailing zeros: 2.0 -> "2", 2.5 -> "2.5", 1.333 -> "1.33"."""
+    return f"{float(value):,.2f}".rstrip("0").rstrip(".")
+
+
+def formats(data: pd.DataFrame) -> dict[Any, Callable[[Any], str]]:
+    """How each column of ``data`` reads for people (missing values aside): seconds to 0.1,
+    credits and counts whole, rates as percentages, times to the second, other numbers
+    without trailing zeros. :func:`styled` (HTML) and :func:`as_text` (print) share them.
+
+    Example:
+        >>> import pandas as pd
+        >>> shown = formats(pd.DataFrame({"duration": [2.0], "credits": [1600.0]}))
+        >>> shown["duration"](2.0), shown["credits"](1600.0)
+        ('2', '1,600')
+    """
+    shown: dict[Any, Callable[[Any], str]] = {}
+    for name, column in data.items():
+        key, kind = str(name), column.dtype.kind
+        if key == "success_rate":
+            shown[name] = "{:.0%}".format
+        elif key.endswith("seconds"):
+            shown[name] = "{:.1f}".format
+        elif kind in "iu" or (kind == "f" and (key == "credits" or key in SUMMARY_COLUMNS)):
+            shown[name] = "{:,.0f}".format
+        elif kind == "f":
+            shown[name] = _plain
+        elif kind == "M":
+            shown[name] = _moment
+    return shown
+
+
+def _moment(moment: Any) -> str:
+    return str(moment.strftime("%Y-%m-%d %H:%M:%S"))
+
+
 def styled(data: pd.DataFrame) -> Styler:
-    """``data`` formatted for people: seconds to 0.1, credits and counts whole, rates as
-    percentages, times to the second, missing values as a dash ("–").
+    """``data`` formatted for people (see :func:`formats`), missing values as a dash ("–").
 
     Example:
         >>> import pandas as pd
@@ -205,15 +276,40 @@ def styled(data: pd.DataFrame) -> Styler:
         >>> ">12.3<" in page, ">800<" in page
         (True, True)
     """
-    formats: dict[Any, Any] = {}
+    shown: dict[Any, str | Callable[[object], str] | None] = dict(formats(data))
+    return data.style.format(shown, na_rep=EMPTY)
+
+
+def as_text(data: pd.DataFrame) -> pd.DataFrame:
+    """``data`` as the text :func:`styled` shows, for printing: the same formats, and a dash
+    ("–") where a value is missing (never ``<NA>``). The values of ``data`` are untouched.
+
+    Example:
+        >>> import pandas as pd
+        >>> frame = pd.DataFrame({"model": pd.array(["video-a", None], "string"),
+        ...                       "duration": [2.0, 4.5],
+        ...                       "credits": pd.array([1600, None], "Int64")})
+        >>> print(as_text(frame).to_string(index=False))
+          model duration credits
+        video-a        2   1,600
+              –      4.5       –
+    """
+    import pandas as pd
+
+    shown = formats(data)
+    columns: dict[Any, list[str]] = {}
     for name, column in data.items():
-        key, kind = str(name), column.dtype.kind
-        if key == "success_rate":
-            formats[name] = "{:.0%}"
-        elif key.endswith("seconds"):
-            formats[name] = "{:.1f}"
-        elif kind in "iu" or (kind == "f" and (key == "credits" or key in SUMMARY_COLUMNS)):
-            formats[name] = "{:,.0f}"
-        elif kind == "M":
-            formats[name] = lambda moment: moment.strftime("%Y-%m-%d %H:%M:%S")
-    return data.style.format(formats, na_rep="–")
+        show = shown.get(name, str)
+        columns[name] = [EMPTY if _missing(v) else show(v) for v in column]
+    return pd.DataFrame(columns, index=data.index, columns=data.columns, dtype=object)
+
+
+def _missing(value: Any) -> bool:
+    import pandas as pd
+
+    if value is None or isinstance(value, str | bytes | Sequence | Mapping):
+        return value is None
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False

@@ -65,6 +65,7 @@ from genlab.report._media import (
 from genlab.report._record import outcomes_html, record_html, records_html
 from genlab.report._spend import spend_of
 from genlab.report._tiles import MEDIA_CSS, media_html, tile_html
+from genlab.report._written import ReportFile
 
 __all__ = [
     "BOARD_COLUMNS",
@@ -79,6 +80,7 @@ __all__ = [
     "MEDIA_CSS",
     "MediaReader",
     "PREVIEW_WIDTH",
+    "ReportFile",
     "SUMMARY_COLUMNS",
     "Strengths",
     "THUMB_WIDTH",

@@ -12,8 +12,7 @@ import os
 from collections.abc import Mapping, MutableMapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
-from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 
@@ -45,6 +44,7 @@ from genlab.report._media import (
 )
 from genlab.report._spend import has_money, spend_of, spend_table_html
 from genlab.report._tiles import MEDIA_CSS, tile_html
+from genlab.report._written import ReportFile
 
 # Selectors outrank JupyterLab's right-aligned output tables (two classes and two elements).
 _CSS = f"""
@@ -68,6 +68,16 @@ _CSS = f"""
   color: {ERROR}; }}
 .genlab-gallery .note {{ font-size: 0.85em; white-space: pre-wrap; overflow-wrap: anywhere; }}
 .genlab-gallery .empty {{ color: {FAINT}; }}
+.genlab-gallery .genlab-row {{ margin-bottom: 10px; }}
+.genlab-gallery .genlab-row > .prompt {{ font-weight: 600; margin: 0 0 4px;
+  white-space: pre-wrap; overflow-wrap: anywhere; }}
+.genlab-gallery .genlab-cells {{ display: flex; flex-wrap: wrap; gap: 8px;
+  align-items: flex-start; }}
+.genlab-gallery .genlab-cell {{ flex: 0 1 332px; min-width: 0; box-sizing: border-box;
+  border: 1px solid {BORDER}; padding: 6px; }}
+.genlab-gallery .genlab-cell > .head {{ background: {SHADE}; margin: -6px -6px 6px;
+  padding: 4px 6px; }}
+.genlab-gallery .genlab-cell .run {{ width: auto; max-width: 320px; }}
 .genlab-gallery .genlab-media:has(.genlab-zoom:checked) video,
 .genlab-gallery .genlab-media:has(.genlab-zoom:checked) img {{ width: 640px; max-width: none; }}
 """
@@ -75,7 +85,7 @@ _CSS = f"""
 # The videos of one gallery row play, pause and seek together. Inline handlers, not a script:
 # they work inside widgets and saved reports; a sanitising viewer drops them and the videos
 # simply play one by one.
-_ROW = "this.closest('tr').querySelectorAll('video')"
+_ROW = "this.closest('tr, .genlab-row').querySelectorAll('video')"
 _SYNC = (
     f' onplay="for(const v of {_ROW})if(v!==this&amp;&amp;v.paused)v.play()"'
     f' onpause="for(const v of {_ROW})if(v!==this&amp;&amp;!v.paused)v.pause()"'
@@ -161,8 +171,13 @@ def gallery_html(
     cache: MutableMapping[str, bytes] | None = None,
     max_embed_bytes: int = MAX_EMBED_BYTES,
     thumb_width: int = THUMB_WIDTH,
+    layout: Literal["auto", "table", "wrap"] = "auto",
 ) -> str:
     """A table of runs with their media embedded: prompts down, models (and params) across.
+
+    With one prompt (``layout="auto"``) or ``layout="wrap"``, each prompt's cells wrap onto as
+    many lines as the width needs, every column readable at once; ``"table"`` keeps one row
+    per prompt (it scrolls sideways when wide), which lines prompts up column by column.
 
     Works on a Comparison's ``df`` or any History slice. Each cell shows its runs' media as
     data URIs (MP4 ``<video>``; images as thumbnails at most ``thumb_width`` px wide; a video
@@ -177,6 +192,7 @@ def gallery_html(
         fetch: reads a media URL, e.g. ``client.fetch_media`` (reports make no HTTP
             requests of their own).
         cache: URL -> bytes kept between calls, so each result is fetched once.
+        layout: ``"auto"``, ``"table"`` or ``"wrap"`` (see above).
 
     Example:
         html = gallery_html(history.df(tag="sweep-1"), cols=["model", "resolution"],
@@ -215,10 +231,27 @@ def gallery_html(
             )
         )
 
-    out = [
-        f'<div class="genlab-gallery"><style>{MEDIA_CSS}{_CSS}</style>'
-        '<table class="genlab-grid"><thead><tr>'
-    ]
+    def runs(members: list[int]) -> str:
+        return "".join(
+            _run_html(records[i], embeds.get(i), numbered=len(members) > 1) for i in members
+        )
+
+    if layout not in ("auto", "table", "wrap"):
+        raise ValueError(f"layout must be 'auto', 'table' or 'wrap', got {layout!r}")
+    out = [f'<div class="genlab-gallery"><style>{MEDIA_CSS}{_CSS}</style>']
+    if layout == "wrap" or (layout == "auto" and len(row_keys) <= 1):
+        for r in row_keys:
+            out.append(f'<div class="genlab-row"><div class="prompt">{_esc(r) or "–"}</div>'
+                       '<div class="genlab-cells">')
+            for c in col_keys:
+                members = cells.get((r, c), [])
+                body = runs(members) if members else '<div class="empty">–</div>'
+                out.append(f'<div class="genlab-cell"><div class="head">'
+                           f"{_column_header(names, c)}</div>{body}</div>")
+            out.append("</div></div>")
+        out.append("</div>")
+        return "".join(out)
+    out.append('<table class="genlab-grid"><thead><tr>')
     out.append(f"<th>{_esc(rows)}</th>")
     out += [f"<th>{_column_header(names, c)}</th>" for c in col_keys]
     out.append("</tr></thead><tbody>")
@@ -226,13 +259,7 @@ def gallery_html(
         out.append(f'<tr><th class="prompt">{_esc(r) or "–"}</th>')
         for c in col_keys:
             members = cells.get((r, c), [])
-            if not members:
-                out.append('<td class="empty">–</td>')
-                continue
-            runs = "".join(
-                _run_html(records[i], embeds.get(i), numbered=len(members) > 1) for i in members
-            )
-            out.append(f"<td>{runs}</td>")
+            out.append(f"<td>{runs(members)}</td>" if members else '<td class="empty">–</td>')
         out.append("</tr>")
     out.append("</tbody></table></div>")
     return "".join(out)
@@ -361,14 +388,15 @@ def _leaderboard_part(
 
 def write_report(
     df: pd.DataFrame, path: str | os.PathLike[str], **options: Any
-) -> Path:
-    """Write :func:`report_html` to ``path`` (one file, nothing else needed) and return it.
+) -> ReportFile:
+    """Write :func:`report_html` to ``path`` (one file, nothing else needed) and return its
+    path, which a notebook shows as a link to the file (:class:`ReportFile`).
 
     Example:
         genlab.report.write_report(history.df(model="video-a"), "video-a.html",
                                    fetch=client.fetch_media)
     """
-    target = Path(path)
+    target = ReportFile(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(report_html(df, **options), encoding="utf-8")
     return target

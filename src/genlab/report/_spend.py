@@ -12,7 +12,7 @@ Example:
     >>> spend_of(runs)[["model", "runs", "credits", "unpriced", "reused", "credits_saved"]]
          model  runs  credits  unpriced  reused  credits_saved
     0  video-a     1      160         0       1            160
-    1  video-b     1        0         1       0              0
+    1  video-b     1     <NA>         1       0              0
 """
 
 from __future__ import annotations
@@ -26,7 +26,10 @@ from genlab.history import SPEND_COLUMNS
 def spend_of(df: pd.DataFrame) -> pd.DataFrame:
     """Per model, from run rows: ``runs`` paid for, ``credits`` at published prices,
     ``estimated`` (an ``assumed_credits`` column), ``unpriced``, and the rows ``reused``
-    (a boolean ``reused`` column) with the ``credits_saved`` by them (their credits)."""
+    (a boolean ``reused`` column) with the ``credits_saved`` by them (their credits).
+
+    As in ``history.spend()``, ``credits`` and ``estimated`` are missing (shown "–") for a
+    model none of whose runs had such a price."""
     if df.empty or "model" not in df.columns:
         return pd.DataFrame(columns=["model", *SPEND_COLUMNS])
     n = len(df)
@@ -45,15 +48,17 @@ def spend_of(df: pd.DataFrame) -> pd.DataFrame:
     frame = pd.DataFrame({
         "model": df["model"].astype("string"),
         "runs": paid.astype("int64"),
-        "credits": credits.where(paid).fillna(0),
-        "estimated": assumed.where(paid & credits.isna()).fillna(0),
+        "credits": credits.where(paid),
+        "estimated": assumed.where(paid & credits.isna()),
         "unpriced": (paid & credits.isna() & assumed.isna()).astype("int64"),
         "reused": reused.astype("int64"),
         "credits_saved": credits.where(reused).fillna(0),
     })
-    out = frame.groupby("model", sort=True).sum().reset_index()
-    for name in ("credits", "estimated", "credits_saved"):
-        out[name] = out[name].round().astype("int64")
+    groups = frame.groupby("model", sort=True)
+    out = groups.sum().reset_index()
+    for name in ("credits", "estimated"):  # no price in the group: missing, not 0
+        out[name] = groups[name].sum(min_count=1).round().astype("Int64").array
+    out["credits_saved"] = out["credits_saved"].round().astype("int64")
     out["model"] = out["model"].astype(object)
     return out
 
@@ -73,13 +78,13 @@ def spend_table_html(spend: pd.DataFrame) -> str:
         cells = [f"<th>{escape(values[0])}</th>"]
         cells += [f"<td>{_number(v)}</td>" for v in values[1:]]
         rows.append(f"<tr>{''.join(cells)}</tr>")
-    totals = [f"<td>{_number(spend[c].fillna(0).sum())}</td>" for c in spend.columns[1:]]
+    totals = [f"<td>{_number(spend[c].sum(min_count=1))}</td>" for c in spend.columns[1:]]
     rows.append(f"<tr><th>all {escape(key)}s</th>{''.join(totals)}</tr>")
     return f'<table class="summary"><tr>{head}</tr>{"".join(rows)}</table>'
 
 
 def _number(value: object) -> str:
-    if value is None or value is pd.NA:
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
         return "–"
     try:
         return f"{int(value):,}"  # type: ignore[call-overload]

@@ -7,8 +7,10 @@ is sent, together with the grid's credit line and any run the catalog would refu
 run costs nothing and shows the catalog's message in its cell).
 
 It runs :func:`genlab.comparison.compare` (blocking, with bounded concurrency) on the widgets'
-:class:`~genlab.widgets.Background` pool and puts the comparison's gallery, media embedded,
-into an HTML widget. "reuse earlier results" passes ``reuse=True``: cells whose exact request
+:class:`~genlab.widgets.Background` pool, shows each model's status while it runs (a
+:class:`RunBoard`), and puts the comparison's gallery, media embedded and wrapping to the
+width, into an HTML widget. The cost line is said once, above the Compare button.
+"reuse earlier results" passes ``reuse=True``: cells whose exact request
 already has a result are filled from it at zero credits.
 """
 
@@ -21,11 +23,12 @@ from typing import Any
 import ipywidgets as widgets
 
 from genlab.catalog import CATALOG
-from genlab.client import Client
+from genlab.client import Client, TaskRecord
 from genlab.comparison import Comparison, Plan, compare, plan
 from genlab.display import ERROR, MUTED, escape, lines, styled, text
 from genlab.widgets._background import Background
 from genlab.widgets._protocols import StudioClient
+from genlab.widgets._runboard import RunBoard
 
 
 def compare_settings(
@@ -130,6 +133,8 @@ class ComparePanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no typ
         self.refresh()
 
     _holding = False
+    on_finished: Callable[[], object] | None = None
+    """Called (on a worker thread) when a comparison ends; the Studio refreshes its history."""
 
     def _chosen(self, _change: object) -> None:
         if not self._holding:
@@ -193,26 +198,35 @@ class ComparePanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no typ
         client = self.client
         if not isinstance(client, Client):
             raise TypeError(f"comparing needs a genlab.Client, got {type(client).__name__}")
-        self.status.value = escape(f"{grid.money_line}; running…")
         self.gallery.value = ""
         self.button.disabled = True
         reuse = True if self.reuse_box.value else None
+        board = RunBoard(grid)
+        self.status.value = board.html()
+
+        def seen(record: TaskRecord) -> None:  # the client's runner thread: assign, no more
+            if board.seen(record):
+                self.status.value = board.html()
 
         def work() -> Comparison:
             result = compare(client, [prompt], chosen, params, progress=False, quiet=True,
-                             reuse=reuse)
-            self.gallery.value = str(result.gallery())
+                             reuse=reuse, on_update=seen)
+            self.gallery.value = str(result.gallery(layout="wrap"))
             return result
 
-        def done(_result: Comparison) -> None:
-            self.status.value = escape(f"{grid.money_line}; done")
+        def done(result: Comparison) -> None:
+            self.status.value = board.ended(result)
             self.button.disabled = False
+            if self.on_finished is not None:
+                self.on_finished()
 
         def failed(exc: BaseException) -> None:
             self.status.value = (
                 "<b>The comparison failed</b><br>" + escape(f"{type(exc).__name__}: {exc}")
             )
             self.button.disabled = False
+            if self.on_finished is not None:
+                self.on_finished()
 
         self.future = self._work.run(work, on_done=done, on_error=failed)
         return self.future

@@ -1,9 +1,13 @@
-"""The history panel: recent tasks from a genlab History, filtered by model and status.
+"""The history panel: recent tasks from a genlab History, filtered by model and status; a row
+opens to its task's card.
 
-It shows ``history.recent(limit, model=..., status=...)`` (rows already formatted, long prompts
-already cut, by the history) under the headings of :data:`genlab.history.DISPLAY_COLUMNS`,
-escaped; it computes nothing itself. A client whose history is not a genlab History (the
-default in-memory journal) gets a line saying how to keep one.
+It shows ``history.recent(limit, model=..., status=...)`` (rows already formatted by the
+history) under the headings of :data:`genlab.history.DISPLAY_COLUMNS`, escaped; it computes
+nothing itself. Each row is one line at any width: long prompts, modes, task ids and errors
+are cut with an ellipsis and shown whole in their tooltip, so credits, seconds, task and error
+stay in view at 1024 px. "Open" shows the task's card with its kept media (the one renderer,
+:func:`genlab.report.record_html`) under the row. A client whose history is not a genlab
+History (the default in-memory journal) gets a line saying how to keep one.
 """
 
 from __future__ import annotations
@@ -15,11 +19,15 @@ import ipywidgets as widgets
 
 from genlab.catalog import CATALOG
 from genlab.client.journal import TaskJournal
-from genlab.display import escape, table
+from genlab.display import BORDER, EMPTY, MUTED, TEXT, escape, status_badge, table, text
 from genlab.history import DISPLAY_COLUMNS, History
+from genlab.report import record_html
+from genlab.widgets._background import Background
 
 ALL = "(all)"
 STATUSES = ("queued", "processing", "succeeded", "failed")
+NO_PRICE = "no published price"
+"""The tooltip of a dash in the credits column."""
 
 
 def table_html(rows: Sequence[Mapping[str, str]]) -> str:
@@ -35,15 +43,118 @@ def table_html(rows: Sequence[Mapping[str, str]]) -> str:
 
 
 WRAPPED = frozenset({"prompt", "error_message", "mode"})
-"""Columns whose cells wrap; names, times and numbers never break mid-word."""
+"""Columns whose cells wrap in :func:`table_html`; names, times and numbers never break."""
+
+# Each column's share of the row: every column shrinks with the panel (to an ellipsis, the
+# whole text in its tooltip), so credits, seconds, task and error stay in view however narrow.
+_WIDTHS = {
+    "submitted_at": 9.5, "model": 4.6, "mode": 5.5, "status": 6.4, "prompt": 14.0,
+    "credits": 4.0, "total_seconds": 4.0, "task_id": 7.0, "error_message": 9.0,
+}
+# Short columns keep room for their whole heading and value ("succeeded", "seconds"): only
+# the long texts (dates, prompts, ids, errors) are cut.
+_AT_LEAST = {"model": "4.8em", "status": "7.6em", "credits": "4.4em", "total_seconds": "4.9em"}
+_RIGHT = frozenset({"credits", "total_seconds"})
+
+
+def _grid(names: Sequence[str]) -> str:
+    return " ".join(f"minmax({_AT_LEAST.get(name, '0')}, {_WIDTHS.get(name, 5.0)}fr)"
+                    for name in names)
+
+
+_GRID = _grid(list(DISPLAY_COLUMNS))
+_NARROW_HIDDEN = ("submitted_at", "mode")
+"""Columns left out of a row narrower than 640 px (the opened card shows both)."""
+_FIT = "genlab-history-fit"
+_NARROW_CSS = (
+    f"<style>.{_FIT}{{container-type:inline-size}}"
+    "@container (max-width: 640px){"
+    ".genlab-history-row,.genlab-history-head{grid-template-columns:"
+    f"{_grid([n for n in DISPLAY_COLUMNS if n not in _NARROW_HIDDEN])} !important}}"
+    + ",".join(f".genlab-history-row>[data-col='{n}'],.genlab-history-head>[data-col='{n}']"
+               for n in _NARROW_HIDDEN)
+    + "{display:none}}</style>"
+)
+_ROW_CSS = (
+    f"display:grid;grid-template-columns:{_GRID};column-gap:6px;align-items:center;"
+    f"font-size:90%;color:{TEXT};min-width:0"
+)
+_CELL_CSS = "overflow:hidden;text-overflow:ellipsis;white-space:nowrap;min-width:0"
+_BUTTON_WIDTH = "6.2em"
+
+
+def header_html() -> str:
+    """The headings of the panel's rows, on the same grid."""
+    cells = "".join(
+        f"<div data-col='{escape(name)}' style='{_CELL_CSS};font-weight:600;"
+        f"{'text-align:right' if name in _RIGHT else ''}'>{escape(heading)}</div>"
+        for name, heading in DISPLAY_COLUMNS.items()
+    )
+    return (f"{_NARROW_CSS}<div class='genlab-history-head' style='{_ROW_CSS};padding-bottom:2px;"
+            f"border-bottom:1px solid {BORDER}'>{cells}</div>")
+
+
+def row_html(row: Mapping[str, str]) -> str:
+    """One row of :meth:`genlab.History.recent` on one line, every text escaped and whole in
+    its cell's tooltip.
+
+    Example:
+        >>> page = row_html({"prompt": "<b>kite</b> " * 20, "credits": ""})
+        >>> "title='&lt;b&gt;kite" in page, f"title='{NO_PRICE}'><span" in page
+        (True, True)
+    """
+    cells = []
+    for name in DISPLAY_COLUMNS:
+        value = row.get(name) or ""
+        css = _CELL_CSS + (";text-align:right" if name in _RIGHT else "")
+        if name == "status" and value:
+            shown, tip = status_badge(value), value
+        elif value:
+            shown, tip = escape(value), value
+        else:
+            shown, tip = text(EMPTY, MUTED), NO_PRICE if name == "credits" else ""
+        title = f" title='{escape(tip)}'" if tip else ""
+        cells.append(f"<div data-col='{escape(name)}' style='{css}'{title}>{shown}</div>")
+    return f"<div class='genlab-history-row' style='{_ROW_CSS}'>{''.join(cells)}</div>"
+
+
+class _Row:
+    """One row's widgets, kept and refilled on every refresh (no widget churn)."""
+
+    def __init__(self) -> None:
+        self.task_id = ""
+        self.button = widgets.Button(
+            description="Open", icon="folder-open",
+            layout=widgets.Layout(width=_BUTTON_WIDTH, min_width=_BUTTON_WIDTH, height="26px",
+                                  padding="0 4px"),
+        )
+        self.button.add_class("genlab-open")
+        self.line = widgets.HTML(layout=widgets.Layout(flex="1 1 0%", min_width="0"))
+        self.line.add_class(_FIT)
+        self.box = widgets.HBox([self.button, self.line],
+                                layout=widgets.Layout(align_items="center", min_width="0"))
+        self.box.add_class("genlab-history-line")
+
+    def fill(self, row: Mapping[str, str], opened: str | None) -> None:
+        task_id = row.get("task_id") or ""
+        self.task_id = task_id
+        markup = row_html(row)
+        if self.line.value != markup:
+            self.line.value = markup
+        self.button.disabled = not task_id
+        self.button.tooltip = (f"Show task {task_id}: its card and kept media" if task_id
+                               else "Never became a task: nothing to open")
+        self.button.description = "Close" if task_id and task_id == opened else "Open"
 
 
 class HistoryPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
-    """Recent tasks of ``history`` (a :class:`genlab.History`), with filters and refresh.
+    """Recent tasks of ``history`` (a :class:`genlab.History`), with filters and refresh;
+    "Open" on a row shows that task's card with its kept media.
 
     Example:
         panel = HistoryPanel(client.history)
         panel.set_filter(model="video-a", status="succeeded")
+        panel.show_task(task_id)     # what clicking the row's Open does
     """
 
     def __init__(self, history: TaskJournal, *, limit: int = 20) -> None:
@@ -51,6 +162,7 @@ class HistoryPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no typ
         self.add_class("genlab-history")
         self.history = history
         self.limit = limit
+        self._work = Background.shared()
         self.model = widgets.Dropdown(
             options=[ALL, *CATALOG], value=ALL, description="model",
             style={"description_width": "initial"},
@@ -61,7 +173,12 @@ class HistoryPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no typ
         )
         self.refresh_button = widgets.Button(description="Refresh", icon="refresh")
         self.refresh_button.on_click(lambda _b: self.refresh())
-        self.table = widgets.HTML()
+        self.table = widgets.HTML()  # the headings, or the message when there is no row
+        self.rows: list[_Row] = []
+        self.rows_box = widgets.VBox(layout=widgets.Layout(min_width="0"))
+        self.card = widgets.HTML(layout=widgets.Layout(max_width="100%"))
+        self.card.add_class("genlab-history-card")
+        self.opened: str | None = None
         self._holding = False
         # One refresh at a time: a background refresh must not overwrite a newer filter's.
         self._lock = threading.Lock()
@@ -69,8 +186,16 @@ class HistoryPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no typ
         self.status.observe(self._filtered, "value")
         self.available = isinstance(history, History)
         if self.available:
+            head = widgets.HBox([
+                widgets.HTML(layout=widgets.Layout(width=_BUTTON_WIDTH, min_width=_BUTTON_WIDTH)),
+                self.table,
+            ], layout=widgets.Layout(min_width="0"))
+            self.table.layout = widgets.Layout(flex="1 1 0%", min_width="0")
+            self.table.add_class(_FIT)
             self.children = [
-                widgets.HBox([self.model, self.status, self.refresh_button]), self.table
+                widgets.HBox([self.model, self.status, self.refresh_button],
+                             layout=widgets.Layout(flex_flow="row wrap")),
+                head, self.rows_box,
             ]
             self.refresh()
         else:
@@ -80,6 +205,26 @@ class HistoryPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no typ
                 "<code>genlab.connect()</code>, which keeps one.</i>"
             )
             self.children = [self.table]
+
+    @property
+    def markup(self) -> str:
+        """Everything the panel shows as text: the headings (or message) and every row."""
+        shown = [self.table.value]
+        shown += [row.line.value for row in self.rows if row.box in self.rows_box.children]
+        if self.card in self.rows_box.children:
+            shown.append(self.card.value)
+        return "".join(shown)
+
+    def follow(self, tabs: widgets.Tab) -> None:
+        """Refresh whenever this panel's tab is opened (tasks may have come from anywhere)."""
+
+        def shown(change: Mapping[str, object]) -> None:
+            index = change.get("new")
+            if isinstance(index, int) and 0 <= index < len(tabs.children) \
+                    and tabs.children[index] is self:
+                self.refresh()
+
+        tabs.observe(shown, "selected_index")
 
     def set_filter(self, *, model: str | None = None, status: str | None = None) -> None:
         """Show only one model and/or status (None: all) and refresh."""
@@ -104,9 +249,62 @@ class HistoryPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no typ
             model = None if self.model.value == ALL else self.model.value
             status = None if self.status.value == ALL else self.status.value
             try:
-                rows = history.recent(self.limit, model=model, status=status)
-                self.table.value = table_html(rows)
+                found = history.recent(self.limit, model=model, status=status, cut=False)
             except Exception as exc:  # shown, never raised: this runs in widget callbacks
-                self.table.value = (
-                    "<i>The history could not be read: " + escape(exc) + "</i>"
-                )
+                self.table.value = "<i>The history could not be read: " + escape(exc) + "</i>"
+                self.rows_box.children = []
+                return
+            self.table.value = header_html() if found else "<i>No tasks yet.</i>"
+            while len(self.rows) < len(found):
+                row = _Row()
+                row.button.on_click(lambda _b, row=row: self._toggle(row.task_id))
+                self.rows.append(row)
+            for row, values in zip(self.rows, found, strict=False):
+                row.fill(values, self.opened)
+            self._lay_out(len(found))
+
+    def _lay_out(self, count: int) -> None:
+        boxes: list[widgets.Widget] = []
+        for row in self.rows[:count]:
+            boxes.append(row.box)
+            if self.opened is not None and row.task_id == self.opened:
+                boxes.append(self.card)
+        if tuple(boxes) != tuple(self.rows_box.children):
+            self.rows_box.children = boxes
+
+    def _toggle(self, task_id: str) -> None:
+        if task_id and task_id == self.opened:
+            self.hide_task()
+        else:
+            self.show_task(task_id)
+
+    def show_task(self, task_id: str) -> None:
+        """Show the task's card, with its kept media, under its row (read on a worker)."""
+        history = self.history
+        if not isinstance(history, History) or not task_id:
+            return
+        self.opened = task_id
+        self.card.value = text(f"Opening task {task_id}…", MUTED, tag="div")
+        self.refresh()
+
+        def shown() -> str:
+            record = history.record(task_id)
+            if record is None:
+                return text(f"The history has no task {task_id}.", MUTED, tag="div")
+            return record_html(record)
+
+        def done(markup: str) -> None:
+            if self.opened == task_id:
+                self.card.value = markup
+
+        def failed(exc: BaseException) -> None:
+            if self.opened == task_id:
+                self.card.value = text(f"The task could not be shown: {exc}", MUTED, tag="div")
+
+        self._work.run(shown, on_done=done, on_error=failed)
+
+    def hide_task(self) -> None:
+        """Close the opened card."""
+        self.opened = None
+        self.card.value = ""
+        self.refresh()

@@ -175,6 +175,9 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         )
         self.tabs.add_class("genlab-tabs")
         self._reveal = widgets.HTML()  # brings a new card into view (empty: no height)
+        # The history shows what just happened: refreshed when its tab opens, after a compare.
+        self.history_panel.follow(self.tabs)
+        self.compare_panel.on_finished = self.history_panel.refresh
         self.kind_picker.observe(self._kind_picked, "value")
         self.model_picker.observe(self._model_picked, "value")
         self.children = [
