@@ -116,9 +116,11 @@ def card(
     *,
     note_colour: str = MUTED,
     name: str = "task",
+    body: str = "",
 ) -> str:
     """A small card for a notebook cell: a bold title, a status badge, a line of facts and
-    an optional note, all escaped. ``name`` makes its class (``genlab-task``).
+    an optional note, all escaped. ``name`` makes its class (``genlab-task``). ``body`` is
+    markup the caller built and escaped (a prompt, media) shown inside the card's border.
 
     Example:
         >>> page = card("video-a", "succeeded", ["task t1", "4.0 s"], "saved")
@@ -131,7 +133,7 @@ def card(
         f"<div class='genlab-{escape(name)}' style='border:1px solid {BORDER};"
         "padding:6px 8px;display:inline-block;max-width:100%'>"
         f"<b>{escape(title or '?')}</b> {status_badge(status)}"
-        f"{styled(shown, MUTED, tag='div', css='overflow-wrap:anywhere')}{extra}</div>"
+        f"{styled(shown, MUTED, tag='div', css='overflow-wrap:anywhere')}{extra}{body}</div>"
     )
 
 

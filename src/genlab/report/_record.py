@@ -50,15 +50,16 @@ def record_html(record: TaskRecord) -> str:
     note = ""
     if settings:
         note = " · ".join(settings[:SHOWN_FIELDS]) + (" …" if len(settings) > SHOWN_FIELDS else "")
-    head = card(record.model, record.status, facts, note)
     said = text(prompt, tag="div", css="white-space:pre-wrap;overflow-wrap:anywhere;"
-                "max-width:60em") if isinstance(prompt, str) and prompt else ""
+                "max-width:60em;margin-top:4px") if isinstance(prompt, str) and prompt else ""
     media = media_html(kept) if kept else ""
     if not media and record.succeeded:
         media = text("not kept here: client.download(record) saves its media (links expire)",
                      MUTED, tag="div", size="85%")
     told = text(f"♻ {reused.message}", MUTED, tag="div") if reused is not None else ""
-    return f"<div class='genlab-record'>{told}{head}{said}{media}</div>"
+    # One border around all of it, as the Studio's task card: header, prompt and media.
+    whole = card(record.model, record.status, facts, note, body=said + media)
+    return f"<div class='genlab-record'>{told}{whole}</div>"
 
 
 def records_html(records: Iterable[TaskRecord]) -> str:
