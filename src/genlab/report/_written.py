@@ -16,12 +16,14 @@ class ReportFile(_CONCRETE):  # type: ignore[valid-type,misc]  # the platform's 
 
     Example:
         >>> import os, tempfile
+        >>> here = os.getcwd()
         >>> os.chdir(tempfile.mkdtemp())
         >>> _ = Path("out").mkdir()
         >>> _ = Path("out/r.html").write_text("<p>hi</p>")
         >>> page = ReportFile("out/r.html")._repr_html_()
         >>> '<a href="out/r.html" target="_blank"' in page, str(ReportFile("out/r.html"))
         (True, 'out/r.html')
+        >>> os.chdir(here)
     """
 
     def _repr_html_(self) -> str:
