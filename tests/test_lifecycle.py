@@ -58,6 +58,13 @@ def test_the_clients_are_plain_classes_not_mixins() -> None:
                 assert "Methods" not in cls.__name__ and "Mixin" not in cls.__name__, cls
 
 
+def test_the_client_is_at_most_fourteen_modules_besides_its_public_names() -> None:
+    root = pathlib.Path(genlab.client.__file__).parent
+    modules = sorted(p.name for p in root.glob("*.py") if p.name != "__init__.py")
+    assert len(modules) <= 14, modules
+    assert {"_lifecycle.py", "_sync.py", "_async.py", "journal.py"} <= set(modules)
+
+
 def test_the_user_api_is_a_short_list() -> None:
     assert len(genlab.client.__all__) <= 18
     for name in ("AsyncClient", "Client", "Budget", "TaskRecord", "Outcome", "FixedPacing"):

@@ -98,7 +98,7 @@ def _show_records_in_notebooks() -> None:
         return
     formatter = shell.display_formatter.formatters["text/html"]
     formatter.for_type_by_name("genlab._wire", "TaskRecord", _record_html)
-    formatter.for_type_by_name("genlab.client._batch", "Outcomes", _outcomes_html)
+    formatter.for_type_by_name("genlab.client._lifecycle", "Outcomes", _outcomes_html)
 
 
 _show_records_in_notebooks()

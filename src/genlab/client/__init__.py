@@ -19,12 +19,22 @@ In a notebook ``await`` works directly::
 from __future__ import annotations
 
 from genlab.client._async import AsyncClient, ClientOptions
-from genlab.client._config import API_KEY_ENV, BASE_URL_ENV, ClientConfig, ConfigOptions
+from genlab.client._config import (
+    API_KEY_ENV,
+    BASE_URL_ENV,
+    ClientConfig,
+    ConfigOptions,
+    ImageResult,
+    Outcome,
+    Task,
+    TaskRecord,
+    TaskStatus,
+    VideoResult,
+)
 from genlab.client._limits import Budget
 from genlab.client._pacing import FixedPacing
 from genlab.client._reuse import ReusedRecord
 from genlab.client._sync import Client
-from genlab.client._types import ImageResult, Outcome, Task, TaskRecord, TaskStatus, VideoResult
 from genlab.client._uploads import data_uri
 from genlab.client.journal import PastResult
 

@@ -37,8 +37,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from genlab.catalog import DEFAULT_DURATION
+from genlab.client._config import TaskRecord
 from genlab.client._pacing import Prediction, Work
-from genlab.client._types import TaskRecord
 
 logger = logging.getLogger("genlab")
 

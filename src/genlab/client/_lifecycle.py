@@ -29,6 +29,11 @@ A wait then goes:
 11. **finish**: a final record teaches the durations, frees its concurrency slot, ends
     in-flight joining, and the task is handed over: its entry leaves the table, so a long
     session keeps no request it no longer needs (the journal keeps what is to be kept).
+
+Many generations at once (``map``, and so ``compare``) are :func:`run_many`: bounded
+concurrency, one outcome per request, in input order. The service's own cap on tasks running
+at once is the lifecycle's (:class:`~genlab.client._limits.Slots`), so a batch larger than the
+cap waits for room instead of losing requests to 429s.
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ import inspect
 import logging
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -57,7 +62,16 @@ from genlab._errors import (
     UnreadableResponseError,
 )
 from genlab.catalog import RequestBase
-from genlab.client._config import ClientConfig
+from genlab.client._config import (
+    ClientConfig,
+    Kind,
+    OnUpdate,
+    Outcome,
+    RequestLike,
+    Task,
+    TaskRecord,
+    task_path,
+)
 from genlab.client._durations import DurationModel, DurationSample
 from genlab.client._limits import Purse, Slots, says_concurrency
 from genlab.client._media import download_task
@@ -75,7 +89,6 @@ from genlab.client._tracking import (
     unreadable_at_deadline,
 )
 from genlab.client._transport import Http
-from genlab.client._types import Kind, OnUpdate, Task, TaskRecord, task_path
 from genlab.client.journal import JournalWriter, Reused, SubmitEntry, TaskJournal
 from genlab.media import Location, media_name, provenance_for, stamp_file
 
@@ -481,3 +494,48 @@ async def _call(on_update: OnUpdate, record: TaskRecord) -> None:
     outcome = on_update(record)
     if inspect.isawaitable(outcome):
         await outcome
+
+
+# Many generations at once: map and compare.
+
+
+class Outcomes(list[Outcome]):
+    """What ``map`` returns: one :class:`Outcome` per request, in input order. In a notebook
+    it shows as a grid of result cards (errors as their messages)."""
+
+
+async def run_many(
+    requests: Iterable[RequestLike],
+    submit: Callable[[RequestLike], Awaitable[Task]],
+    wait: Callable[[Task], Awaitable[TaskRecord]],
+    *,
+    concurrency: int,
+) -> Outcomes:
+    """Submit and wait for every request, at most ``concurrency`` tasks in flight.
+
+    ``wait`` returns a failed task's record rather than raising. Each failure (invalid
+    request, uncertain submission, failed task, timeout) is captured in its own outcome; none
+    cancels the others. Cancelling the whole call cancels every wait, never a task on the
+    service: accepted task ids are already in the client's history.
+    """
+    if concurrency < 1:
+        raise ConfigurationError(f"concurrency must be at least 1, got {concurrency}")
+    # The gate spans submit + wait: ``concurrency`` bounds tasks in flight on the service.
+    gate = asyncio.Semaphore(concurrency)
+
+    async def run_one(request: RequestLike) -> Outcome:
+        outcome = Outcome(request=request)
+        async with gate:
+            try:
+                outcome.task = await submit(request)
+                outcome.record = await wait(outcome.task)
+                if outcome.record.failed:
+                    outcome.error = TaskFailedError(
+                        f"task {outcome.record.task_id} failed: {outcome.record.error}",
+                        record=outcome.record,
+                    )
+            except Exception as exc:  # captured per request, by design
+                outcome.error = exc
+        return outcome
+
+    return Outcomes(await asyncio.gather(*(run_one(r) for r in requests)))

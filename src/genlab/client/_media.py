@@ -47,8 +47,8 @@ from genlab._errors import (
     TaskFailedError,
     TaskNotFinishedError,
 )
+from genlab.client._config import TaskRecord, VideoResult
 from genlab.client._transport import MAX_REDIRECTS, Http
-from genlab.client._types import TaskRecord, VideoResult
 from genlab.client._uploads import safe_filename
 from genlab.media import (
     MEDIA_ENV,

@@ -19,7 +19,7 @@ from typing import Any
 from genlab._errors import ErrorDetail, InvalidParameterError
 from genlab._wire import KINDS
 from genlab.catalog import RequestBase, declared_fields, estimate_credits, validate
-from genlab.client._types import Kind, RequestLike
+from genlab.client._config import Kind, RequestLike
 from genlab.client.journal import SubmitEntry
 
 logger = logging.getLogger("genlab")

@@ -35,9 +35,9 @@ from pydantic import Field
 
 from genlab._errors import MediaError
 from genlab.catalog import RequestBase, content_address
+from genlab.client._config import Task, TaskRecord
 from genlab.client._media import stream_media
 from genlab.client._transport import Http
-from genlab.client._types import Task, TaskRecord
 from genlab.client.journal import (
     JournalWriter,
     PastResult,

@@ -32,11 +32,9 @@ from typing import Any, Concatenate, ParamSpec, TypeVar, Unpack
 
 from genlab._errors import TaskFailedError
 from genlab.catalog import RequestBase
-from genlab.client._async import AsyncClient, ClientOptions
-from genlab.client._config import ClientConfig
+from genlab.client._async import AsyncClient, ClientOptions, LiveLine, in_notebook
+from genlab.client._config import ClientConfig, OnUpdate, RequestLike, Task, TaskRecord, TaskRef
 from genlab.client._limits import Budget
-from genlab.client._live import LiveLine, in_notebook
-from genlab.client._types import OnUpdate, RequestLike, Task, TaskRecord, TaskRef
 from genlab.client.journal import TaskJournal
 
 logger = logging.getLogger("genlab")

@@ -28,8 +28,8 @@ from pydantic import ValidationError
 from genlab._errors import TaskTimeoutError, UnreadableResponseError
 from genlab._wire import KNOWN_STATUSES, TERMINAL_STATUSES, TaskStatus
 from genlab.catalog import RequestBase
+from genlab.client._config import Kind, TaskRecord
 from genlab.client._pacing import Work
-from genlab.client._types import Kind, TaskRecord
 
 logger = logging.getLogger("genlab")
 

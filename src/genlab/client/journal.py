@@ -42,10 +42,9 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from genlab._errors import CreditLimitError
-from genlab.client._config import ConfigOptions
+from genlab.client._config import ConfigOptions, RequestLike, Task, TaskRecord
 from genlab.client._durations import DurationSample
 from genlab.client._pacing import Work
-from genlab.client._types import RequestLike, Task, TaskRecord
 from genlab.client._uploads import safe_filename
 from genlab.media import media_name
 
