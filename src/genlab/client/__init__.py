@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from genlab.client._async import AsyncClient, ClientOptions
 from genlab.client._config import API_KEY_ENV, BASE_URL_ENV, ClientConfig, ConfigOptions
-from genlab.client._limits import Budget
+from genlab.client._limits import Budget, BudgetQuote
 from genlab.client._pacing import FixedPacing
 from genlab.client._reuse import ReusedRecord
 from genlab.client._sync import Client
@@ -33,6 +33,7 @@ __all__ = [
     "BASE_URL_ENV",
     "AsyncClient",
     "Budget",
+    "BudgetQuote",
     "Client",
     "ClientConfig",
     "ClientOptions",
