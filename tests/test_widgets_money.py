@@ -76,6 +76,11 @@ def _shown(widget: object) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", str(widget.value)))  # type: ignore[attr-defined]
 
 
+def _offered(studio: Studio) -> bool:
+    layout = studio.reuse_offer.layout
+    return bool(layout.display != "none" and layout.visibility != "hidden")
+
+
 def _in_submit_row(studio: Studio) -> bool:
     return any(
         studio.submit_button in getattr(row, "children", ())
@@ -93,15 +98,16 @@ def test_the_studio_offers_an_earlier_result_and_reusing_it_costs_nothing(
         _offer_settled(studio)
         offer = studio.reuse_offer
         assert offer.past is not None and offer.past.record.task_id == first.task_id
-        assert offer.layout.display == "flex"
+        assert _offered(studio)
         assert _in_submit_row(studio)  # beside Submit: showing it moves nothing below
-        assert "this exact request already has a result from" in offer.label.value
-        assert "saves 160 credits" in offer.label.value
-        assert "saves 160 credits" in offer.label.tooltip  # the whole line, if shortened
+        assert "♻ made 20" in _shown(offer.label)  # and the date; short, beside Submit
+        assert "this exact request already has a result from" in offer.label.tooltip
+        assert "saves 160 credits" in offer.label.tooltip
         assert offer.reuse_button.description == "Reuse it (saves 160 credits)"
 
         offer.reuse_button.click()
-        assert offer.layout.display == "none"  # chosen: the offer steps aside at once
+        assert not _offered(studio)  # chosen: the offer steps aside at once
+        assert offer.layout.display == "flex"  # ... and keeps its place: nothing moves
         reused = _card_done(studio)
         card = studio.cards[-1]
         assert isinstance(reused, ReusedRecord) and reused.task_id == first.task_id
@@ -110,7 +116,7 @@ def test_the_studio_offers_an_earlier_result_and_reusing_it_costs_nothing(
         assert "160 credits saved" in card.message.value
         assert card.media.value  # the earlier media, embedded
         assert len(emulator.ledger()) == 1
-        assert offer.past is None and offer.layout.display == "none"
+        assert offer.past is None and not _offered(studio)
 
 
 def test_generate_again_pays_and_the_offer_does_not_come_back(
@@ -121,7 +127,7 @@ def test_generate_again_pays_and_the_offer_does_not_come_back(
         studio = _studio(client, tmp_path)
         _offer_settled(studio)
         studio.reuse_offer.again_button.click()
-        assert studio.reuse_offer.layout.display == "none"
+        assert not _offered(studio)
         fresh = _card_done(studio)
         assert not isinstance(fresh, ReusedRecord)
         assert len(emulator.ledger()) == 2
@@ -131,7 +137,7 @@ def test_generate_again_pays_and_the_offer_does_not_come_back(
         studio.set(prompt=SETTINGS["prompt"])
         _offer_settled(studio)
         assert studio.reuse_offer.past is None
-        assert studio.reuse_offer.layout.display == "none"
+        assert not _offered(studio)
 
 
 def test_a_task_finished_in_the_studio_is_not_offered_back(
@@ -141,16 +147,16 @@ def test_a_task_finished_in_the_studio_is_not_offered_back(
         studio = _studio(client, tmp_path)
         _offer_settled(studio)
         assert studio.reuse_offer.past is None
-        assert studio.reuse_offer.layout.display == "none"
+        assert not _offered(studio)
         studio.submit(reuse=False)
         record = _card_done(studio)
         assert record.task_id in studio.reuse_offer.made
-        assert studio.reuse_offer.layout.display == "none"
+        assert not _offered(studio)
         studio.set(prompt="a blue kite")
         studio.set(prompt=SETTINGS["prompt"])  # the same request again, made here
         _offer_settled(studio)
         assert studio.reuse_offer.past is None
-        assert studio.reuse_offer.layout.display == "none"
+        assert not _offered(studio)
 
 
 def test_an_edited_request_has_no_offer(emulator: EmulatorHandle, tmp_path: Path) -> None:
@@ -162,7 +168,7 @@ def test_an_edited_request_has_no_offer(emulator: EmulatorHandle, tmp_path: Path
         studio.set(prompt="a blue kite")
         _offer_settled(studio)
         assert studio.reuse_offer.past is None
-        assert studio.reuse_offer.layout.display == "none"
+        assert not _offered(studio)
 
 
 def test_the_budget_line_moves_after_a_submit_without_an_edit(

@@ -92,8 +92,10 @@ def offer_text(past: PastResult) -> str:
 class ReuseOffer(widgets.HBox):  # type: ignore[misc]  # ipywidgets has no type hints
     """"♻ Made before … — Reuse it / Generate again" on one line, or nothing.
 
-    It sits on the Submit button's line, to its right, and never wraps (the label shortens
-    with an ellipsis; its tooltip has it all), so showing or hiding it moves nothing.
+    It sits on the Submit button's line, to its right (on a narrow page it takes the next
+    line; its label shortens, its tooltip has it all). It appears or goes as the form is
+    edited; when the person chooses (Submit, Reuse it, Generate again) it only turns
+    invisible and keeps its place, so nothing below it moves while a task runs and ends.
 
     Args:
         client: asked with ``client.find_reusable(body)``.
@@ -107,7 +109,7 @@ class ReuseOffer(widgets.HBox):  # type: ignore[misc]  # ipywidgets has no type 
 
     def __init__(self, client: StudioClient, on_choice: Callable[[bool], object]) -> None:
         super().__init__(layout=widgets.Layout(flex_flow="row nowrap", align_items="center",
-                                               display="none", flex="1 1 auto", min_width="0",
+                                               display="none", flex="0 1 auto", min_width="0",
                                                overflow="hidden"))
         self.add_class("genlab-reuse-offer")
         self.client = client
@@ -165,8 +167,9 @@ class ReuseOffer(widgets.HBox):  # type: ignore[misc]  # ipywidgets has no type 
 
     def withdraw(self) -> None:
         """Offer nothing for the request shown (the person just chose: Submit, Reuse it or
-        Generate again); an edit looks again."""
-        self._show(None)
+        Generate again); it keeps its place until an edit looks again."""
+        self.past = None
+        self.layout.visibility = "hidden"
 
     def made_here(self, task_id: str) -> None:
         """Never offer the result of ``task_id``: it was made (or reused) here."""
@@ -182,12 +185,12 @@ class ReuseOffer(widgets.HBox):  # type: ignore[misc]  # ipywidgets has no type 
             return
         saves = (f"saves {past.credits:,} credits" if past.credits is not None
                  else "its price is unknown")
-        full = f"♻ {offer_text(past)} — {saves}"
-        self.label.value = text(full, MUTED, tag="div",
+        when = f"{past.submitted_at:%Y-%m-%d %H:%M} UTC" if past.submitted_at else "before"
+        self.label.value = text(f"♻ made {when}", MUTED, tag="div",
                                 css="white-space:nowrap;overflow:hidden;text-overflow:ellipsis")
-        self.label.tooltip = full  # the whole line, when it is shortened
+        self.label.tooltip = f"{offer_text(past)} — {saves}"  # the whole story
         self.reuse_button.description = (
             f"Reuse it (saves {past.credits:,} credits)" if past.credits is not None
             else "Reuse it"
         )
-        self.layout.display = "flex"
+        self.layout.display, self.layout.visibility = "flex", "visible"

@@ -146,18 +146,21 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         self.form_box = widgets.VBox()
         self.mode_label = widgets.HTML()
         self.credits_label = widgets.HTML()
+        self.credits_label.add_class("genlab-money")
         self.errors = widgets.HTML()
         self.hint = widgets.HTML()
         self.notices = widgets.HTML()
         self.reuse_offer = ReuseOffer(client, self._submit_clicked)
         self.submit_button = widgets.Button(
             description="Submit", icon="play", button_style="primary",
-            tooltip=SUBMIT_TIP, layout=widgets.Layout(width="auto", min_width="8em"),
+            tooltip=SUBMIT_TIP,
+            layout=widgets.Layout(width="auto", min_width="8em", flex="0 0 auto"),
         )
         self.submit_button.add_class("genlab-submit")
         self.submit_button.on_click(lambda _b: self._submit_clicked())
         self.reset_button = widgets.Button(
-            description="Reset form", icon="undo", layout=widgets.Layout(width="auto")
+            description="Reset form", icon="undo",
+            layout=widgets.Layout(width="auto", flex="0 0 auto"),
         )
         self.reset_button.on_click(lambda _b: self.reset())
         self.tasks = TaskList()
@@ -184,9 +187,9 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
             self.errors,
             self.hint,
             self.notices,
-            # The offer sits beside Submit on one line: showing it moves nothing.
+            # The offer sits beside Submit (see ReuseOffer: a choice leaves its place kept).
             widgets.HBox([self.submit_button, self.reset_button, self.reuse_offer],
-                         layout=widgets.Layout(flex_flow="row nowrap", align_items="center")),
+                         layout=widgets.Layout(flex_flow="row wrap", align_items="center")),
             self.tabs,
         ]
         self.layout.border_top = f"1px solid {BORDER}"
