@@ -168,9 +168,12 @@ def test_the_money_line_and_a_steady_page(
             offer = studio.locator(".genlab-reuse-offer")
 
             # The result made before the Studio is offered, beside Submit, on one line.
-            offer.get_by_text("this exact request already has a result").wait_for()
+            offer.get_by_text("♻ made").wait_for()
+            assert offer.get_by_role("button", name="Reuse it (saves 160 credits)").is_visible()
             _wait_money(page, r"reserves 160 credits · 4,840 of 5,000 left this session")
             assert offer.evaluate("e => e.getBoundingClientRect().height") <= 40
+            reset = studio.get_by_role("button", name="Reset form")
+            assert reset.evaluate("e => e.scrollWidth <= e.clientWidth")  # never squeezed
             before = page.evaluate(_LAYOUT)
             studio.scroll_into_view_if_needed()
             page.screenshot(path=str(shots / f"offer-{tag}.png"))
@@ -208,7 +211,7 @@ def test_the_money_line_and_a_steady_page(
             # video-b publishes no price: the budget's assumed one is what the line says.
             picker = studio.locator(".genlab-model-picker select")
             picker.select_option("video-b")
-            _wait_money(page, r"reserves 120 credits \(the budget's assumed price")
+            _wait_money(page, r"reserves \d[\d,]* credits \(the budget's assumed price")
             assert "price not published" not in _money(studio)
             assert submit.is_enabled()
             page.screenshot(path=str(shots / f"assumed-price-{tag}.png"))

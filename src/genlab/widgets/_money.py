@@ -69,7 +69,7 @@ def money_line(client: StudioClient, checked: Preview) -> tuple[str, str | None]
             quote = client.budget_quote(checked.request)
     markup = text(budget_text(estimate, budget, quote), MUTED)
     if quote.refusal is not None:
-        markup += styled("&#9940; Submit is off: " + escape(quote.refusal), ERROR, tag="div",
+        markup += styled("Submit is off: " + escape(quote.refusal), ERROR, tag="div",
                          cls="genlab-budget-refusal")
     return markup, quote.refusal
 
