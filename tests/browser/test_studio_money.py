@@ -161,7 +161,9 @@ def test_the_money_line_and_a_steady_page(
         page = browser.new_page(viewport={"width": width, "height": 1000})
         page.set_default_timeout(WAIT)
         try:
-            page.goto(notebook_url(base, name, frontend))
+            # JupyterLab: a workspace of its own, reset, so only this notebook is open.
+            page.goto(f"{base}/lab/workspaces/{tag}/tree/{name}?reset" if frontend == "lab"
+                      else notebook_url(base, name, frontend))
             page.wait_for_selector(".jp-Notebook >> visible=true")
             _run_all(page)
             studio = page.locator(".genlab-studio").first
