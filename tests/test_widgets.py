@@ -26,7 +26,7 @@ import pytest
 
 import genlab
 from genlab.catalog import CATALOG, OMIT, Mode, RequestBase, form_fields
-from genlab.client import TaskRecord
+from genlab.client import BudgetQuote, TaskRecord
 from genlab.client.journal import MemoryJournal, TaskJournal
 from genlab.emulator import EmulatorHandle, start
 from genlab.widgets import (
@@ -656,6 +656,9 @@ class MemoryClient:
     budget = None
     budget_remaining = None
     budget_remaining_today = None
+
+    def budget_quote(self, request_or_body: Mapping[str, Any] | RequestBase, /) -> BudgetQuote:
+        return BudgetQuote(None)  # no budget: nothing refused
 
     def __init__(self, video: bytes, cover: bytes) -> None:
         self.history: TaskJournal = MemoryJournal()

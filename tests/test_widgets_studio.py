@@ -19,7 +19,7 @@ import pytest
 
 import genlab
 from genlab.catalog import RequestBase
-from genlab.client import TaskRecord
+from genlab.client import BudgetQuote, TaskRecord
 from genlab.client.journal import MemoryJournal, TaskJournal
 from genlab.emulator import EmulatorHandle, start
 from genlab.widgets import Background, Studio, TaskCard
@@ -188,6 +188,9 @@ class SlowClient:
     budget_remaining = None
     budget_remaining_today = None
 
+    def budget_quote(self, request_or_body: Mapping[str, Any] | RequestBase, /) -> BudgetQuote:
+        return BudgetQuote(None)  # no budget: nothing refused
+
     def __init__(self) -> None:
         self.history: TaskJournal = MemoryJournal()
         self.resumed: list[str] = []
@@ -240,6 +243,7 @@ def test_stop_waiting_then_resume(tmp_path: Path) -> None:
     assert card.wait_done(WAIT)
     assert client.resumed == ["task-0"] and card.status == "succeeded"
     assert card.stop_button.disabled
+    assert card.stop_button.layout.display == "none"  # a finished card has nothing to stop
 
 
 def test_cards_newest_first_fold_close_and_clear_finished(tmp_path: Path) -> None:

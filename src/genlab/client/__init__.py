@@ -20,8 +20,6 @@ from __future__ import annotations
 
 from genlab.client._async import AsyncClient, ClientOptions
 from genlab.client._config import (
-    API_KEY_ENV,
-    BASE_URL_ENV,
     ClientConfig,
     ConfigOptions,
     ImageResult,
@@ -31,7 +29,7 @@ from genlab.client._config import (
     TaskStatus,
     VideoResult,
 )
-from genlab.client._limits import Budget
+from genlab.client._limits import Budget, BudgetQuote
 from genlab.client._pacing import FixedPacing
 from genlab.client._reuse import ReusedRecord
 from genlab.client._sync import Client
@@ -39,10 +37,9 @@ from genlab.client._uploads import data_uri
 from genlab.client.journal import PastResult
 
 __all__ = [
-    "API_KEY_ENV",
-    "BASE_URL_ENV",
     "AsyncClient",
     "Budget",
+    "BudgetQuote",
     "Client",
     "ClientConfig",
     "ClientOptions",

@@ -47,7 +47,7 @@ from genlab.client._config import (
 )
 from genlab.client._durations import DurationModel
 from genlab.client._lifecycle import WAIT_SETTLE, Generations, Outcomes, run_many
-from genlab.client._limits import Budget, Purse
+from genlab.client._limits import Budget, BudgetQuote, Purse
 from genlab.client._media import MAX_MEDIA_BYTES, download_task, fetch_media, where_to_keep
 from genlab.client._pacing import ForecastPacing, Pacing
 from genlab.client._prepare import prepare
@@ -548,6 +548,23 @@ class AsyncClient:
         """Credits left in the day cap on this UTC day, across every process sharing the
         history (None without a day cap); a figure kept up to date in the background."""
         return self._life.purse.remaining_today
+
+    def budget_quote(
+        self, request_or_body: RequestLike | None = None, /, **fields: Any
+    ) -> BudgetQuote:
+        """What a submit of this request would reserve, and whether the budget would refuse
+        it, asked before sending; nothing is reserved or sent. Without a budget, the
+        published price and no refusal.
+
+        Raises:
+            InvalidParameterError: the request breaks the model's rules.
+
+        Example:
+            quote = client.budget_quote(model="video-b", prompt="a kite", duration=5)
+            quote.credits, quote.assumed, quote.refusal   # (300, True, None) at 60 a second
+        """
+        entry, request = prepare(request_or_body, fields)
+        return self._life.purse.quote(entry, request)
 
     def check_budget(self, requests: Iterable[RequestBase]) -> int:
         """Check a whole batch against the budget before sending any of it (``compare`` does);

@@ -173,6 +173,17 @@ class BudgetGuard:
     def reserve_credits(self, model: str, credits: int | None) -> Hold:
         """Reserve ``credits`` (None: unknown) for one task of ``model``; raises
         CreditLimitError, before anything is sent, when a cap would be crossed."""
+        with self._lock:
+            self.check(model, credits)
+            if credits is None:
+                self.unknown += 1
+            else:
+                self.reserved += credits
+        return Hold(model, credits)
+
+    def check(self, model: str, credits: int | None) -> None:
+        """Raise the CreditLimitError that reserving ``credits`` now would raise (the task and
+        session caps); reserve nothing."""
         cap = self.budget.task
         if credits is not None and cap is not None and credits > cap:
             raise CreditLimitError(
@@ -182,22 +193,16 @@ class BudgetGuard:
                 estimate=credits,
                 max_credits=cap,
             )
-        with self._lock:
-            cap = self.budget.session
-            if credits is not None and cap is not None and self.reserved + credits > cap:
-                left = max(0, cap - self.reserved)
-                raise CreditLimitError(
-                    f"{model}: this task would cost {credits} credits and "
-                    f"{left} of the session's {cap} remain. Nothing was sent; raise "
-                    "Budget(session=...) or start a new client",
-                    estimate=credits,
-                    max_credits=left,
-                )
-            if credits is None:
-                self.unknown += 1
-            else:
-                self.reserved += credits
-        return Hold(model, credits)
+        cap = self.budget.session
+        if credits is not None and cap is not None and self.reserved + credits > cap:
+            left = max(0, cap - self.reserved)
+            raise CreditLimitError(
+                f"{model}: this task would cost {credits} credits and "
+                f"{left} of the session's {cap} remain. Nothing was sent; raise "
+                "Budget(session=...) or start a new client",
+                estimate=credits,
+                max_credits=left,
+            )
 
     def release(self, hold: Hold) -> None:
         """Give a reservation back: the service refused the request, so nothing was billed."""
@@ -217,7 +222,51 @@ class BudgetGuard:
         return None if cap is None else max(0, cap - self.reserved)
 
 
+@dataclass(frozen=True, slots=True)
+class BudgetQuote:
+    """What the budget would do with one request if it were submitted now; nothing is
+    reserved (``Client.budget_quote`` answers it, the Studio shows it before the click).
 
+    Attributes:
+        credits: what the submit would reserve: the published price, else the budget's
+            assumed one; None when unknown (no price, and the budget lets it through or
+            refuses it).
+        assumed: ``credits`` is the budget's assumed price; the model publishes none.
+        refusal: why the budget would refuse the submit, and what to change; None when it
+            would go through.
+        session_left: what remains of the session cap now (None without one).
+        day_left: what remains of the day cap now (None without one).
+
+    Example:
+        >>> quote = BudgetQuote(credits=300, assumed=True, session_left=5000)
+        >>> quote.allowed, quote.credits
+        (True, 300)
+    """
+
+    credits: int | None
+    assumed: bool = False
+    refusal: str | None = None
+    session_left: int | None = None
+    day_left: int | None = None
+
+    @property
+    def allowed(self) -> bool:
+        """True when the budget would let the submit through."""
+        return self.refusal is None
+
+
+def before_sending(error: CreditLimitError) -> str:
+    """A budget's refusal phrased for before a submit: what stands in the way and what to
+    change, without "Nothing was sent".
+
+    Example:
+        >>> print(before_sending(CreditLimitError(
+        ...     "video-a: this task would cost 800 credits; the per-task cap is 500. Nothing "
+        ...     "was sent; lower the duration or resolution, or raise Budget(task=...)",
+        ...     estimate=800, max_credits=500)))
+        video-a: this task would cost 800 credits; the per-task cap is 500; lower the duration or resolution, or raise Budget(task=...)
+    """  # noqa: E501
+    return str(error).replace(". Nothing was sent; ", "; ").removesuffix(". Nothing was sent")
 
 
 class Purse:
@@ -271,6 +320,34 @@ class Purse:
         hold = self.guard.reserve_credits(entry.model, credits)
         assumed = credits if entry.credits is None else None
         return replace(entry, assumed_credits=assumed, day_cap=budget.day), hold
+
+    def quote(self, entry: SubmitEntry, request: RequestBase | None) -> BudgetQuote:
+        """What :meth:`reserve` would do with ``entry`` now, reserving nothing: the credits
+        it would count, and the refusal it would raise (the day cap judged on the last
+        figure read, never a database query)."""
+        if self.guard is None:
+            return BudgetQuote(entry.credits)
+        budget = self.guard.budget
+        session_left, day_left = self.remaining, self.remaining_today
+        credits: int | None = None
+        try:
+            credits = (
+                budget.price(request) if request is not None
+                else budget.price_unchecked(entry.model, entry.kind, entry.duration)
+            )
+            self.guard.check(entry.model, credits)
+            if credits is not None and day_left is not None and budget.day is not None \
+                    and credits > day_left:
+                raise day_limit_error(f"{entry.model}: this task", credits,
+                                      budget.day - day_left, budget.day)
+        except CreditLimitError as exc:
+            refusal: str | None = before_sending(exc)
+        else:
+            refusal = None
+        return BudgetQuote(
+            credits, assumed=credits is not None and entry.credits is None, refusal=refusal,
+            session_left=session_left, day_left=day_left,
+        )
 
     def release(self, hold: Hold | None) -> None:
         """Refused, or never sent: nothing was billed, so the reservation goes back."""
@@ -438,6 +515,6 @@ class Slots:
 
 
 __all__ = [
-    "Budget", "BudgetGuard", "Hold", "Purse", "Slots", "Unpriced", "day_limit_error",
-    "says_concurrency",
+    "Budget", "BudgetGuard", "BudgetQuote", "Hold", "Purse", "Slots", "Unpriced", "before_sending",
+    "day_limit_error", "says_concurrency",
 ]

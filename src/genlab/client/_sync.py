@@ -34,7 +34,7 @@ from genlab._errors import TaskFailedError
 from genlab.catalog import RequestBase
 from genlab.client._async import AsyncClient, ClientOptions, LiveLine, in_notebook
 from genlab.client._config import ClientConfig, OnUpdate, RequestLike, Task, TaskRecord, TaskRef
-from genlab.client._limits import Budget
+from genlab.client._limits import Budget, BudgetQuote
 from genlab.client.journal import TaskJournal
 
 logger = logging.getLogger("genlab")
@@ -438,6 +438,20 @@ class Client:
             task, timeout=timeout, on_update=on_update, raise_on_failure=raise_on_failure,
             progress=progress,
         )
+
+    def budget_quote(
+        self, request_or_body: RequestLike | None = None, /, **fields: Any
+    ) -> BudgetQuote:
+        """What a submit of this request would reserve, and whether the budget would refuse
+        it; nothing is reserved or sent (never a network or database call). See
+        :meth:`AsyncClient.budget_quote`.
+
+        Example:
+            quote = client.budget_quote(model="video-a", prompt="a kite", duration=5)
+            if not quote.allowed:
+                print(quote.refusal)
+        """
+        return self._async.budget_quote(request_or_body, **fields)
 
     def check_budget(self, requests: Iterable[RequestBase]) -> int:
         """Check a whole batch against the budget before sending any of it; see

@@ -2,8 +2,8 @@
 history (``genlab.history``) implements and imports. This module is the documented interface
 for sibling packages (history, comparison, report, widgets, connect): the journal protocols,
 what a journal keeps, and the few helpers they share with the client (safe file names, the
-client's option names). Kept media and their file names are :mod:`genlab.media`'s. People
-use ``genlab.client`` (the user's API) instead.
+client's option and environment variable names). Kept media and their file names are
+:mod:`genlab.media`'s. People use ``genlab.client`` (the user's API) instead.
 
 The client calls a :class:`TaskJournal` at each step of a task's life, so that a submission
 whose answer was lost is never forgotten and its credits can be accounted for:
@@ -42,7 +42,14 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from genlab._errors import CreditLimitError
-from genlab.client._config import ConfigOptions, RequestLike, Task, TaskRecord
+from genlab.client._config import (
+    API_KEY_ENV,
+    BASE_URL_ENV,
+    ConfigOptions,
+    RequestLike,
+    Task,
+    TaskRecord,
+)
 from genlab.client._durations import DurationSample
 from genlab.client._pacing import Work
 from genlab.client._uploads import safe_filename
@@ -505,6 +512,8 @@ def _in_short(value: Any, longest: int) -> Any:
 
 
 __all__ = [
+    "API_KEY_ENV",
+    "BASE_URL_ENV",
     "ConfigOptions",
     "DurationKey",
     "DurationSample",

@@ -8,8 +8,8 @@ the widgets' :class:`~genlab.widgets.Background`, so the runner stays free to po
 are only ever updated by assigning traits, and every error ends up on the card, never raised.
 
 "Stop waiting" stops polling (the task keeps running on the service) and turns into "Resume
-waiting", which follows the same task again. The header folds the card to one line (▾) and
-closes it (×).
+waiting", which follows the same task again; a card whose task ended shows neither. The
+header folds the card to one line (▾) and closes it (×).
 
 Example:
     card = TaskCard(client, {"model": "image-b", "prompt": "a kite"}).start()
@@ -358,6 +358,7 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
     def _finish(self) -> None:
         self.stop_button.description, self.stop_button.icon = "Stop waiting", "stop"
         self.stop_button.disabled = True
+        self.stop_button.layout.display = "none"  # nothing left to wait for
         self.download_button.disabled = self.record is None or not self.record.succeeded
         self._mark_finished()
 
@@ -376,6 +377,7 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         self.message.value = styled(error_html(exc), ERROR, tag="div")
         self.stop_button.disabled = True
         if self.future is None:
+            self.stop_button.layout.display = "none"
             self._mark_finished()
 
     # --- drawing ----------------------------------------------------------------------

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from genlab.catalog import RequestBase
-from genlab.client import Budget, PastResult, TaskRecord
+from genlab.client import Budget, BudgetQuote, PastResult, TaskRecord
 from genlab.client.journal import TaskJournal
 
 
@@ -70,6 +70,10 @@ class StudioClient(Protocol):
     @property
     def budget_remaining_today(self) -> int | None:
         """Credits left in the day cap today (None without one)."""
+
+    def budget_quote(self, request_or_body: Mapping[str, Any] | RequestBase, /) -> BudgetQuote:
+        """What a submit would reserve and whether the budget would refuse it, asked before
+        the click (never a network or database call: the Studio asks at every edit)."""
 
     def wait_future(
         self,

@@ -40,7 +40,7 @@ from genlab.widgets._fields import (
 )
 from genlab.widgets._form import ModelForm
 from genlab.widgets._history import HistoryPanel
-from genlab.widgets._money import ReuseOffer, client_budget_text
+from genlab.widgets._money import ReuseOffer, money_line
 from genlab.widgets._offline import OFFLINE_HTML
 from genlab.widgets._protocols import StudioClient
 from genlab.widgets._references import ReferenceList
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 
 # Controls whose values mean the same in every model that has them: they follow the person.
 SHARED_KINDS = frozenset({"prompt", "enum", "int", "bool", "text"})
+SUBMIT_TIP = "Send the request; a task card appears under Tasks"
 
 
 def studio(
@@ -149,19 +150,21 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         self.form_box = widgets.VBox()
         self.mode_label = widgets.HTML()
         self.credits_label = widgets.HTML()
+        self.credits_label.add_class("genlab-money")
         self.errors = widgets.HTML()
         self.hint = widgets.HTML()
         self.notices = widgets.HTML()
         self.reuse_offer = ReuseOffer(client, self._submit_clicked)
         self.submit_button = widgets.Button(
             description="Submit", icon="play", button_style="primary",
-            tooltip="Send the request; a task card appears under Tasks",
-            layout=widgets.Layout(width="auto", min_width="8em"),
+            tooltip=SUBMIT_TIP,
+            layout=widgets.Layout(width="auto", min_width="8em", flex="0 0 auto"),
         )
         self.submit_button.add_class("genlab-submit")
         self.submit_button.on_click(lambda _b: self._submit_clicked())
         self.reset_button = widgets.Button(
-            description="Reset form", icon="undo", layout=widgets.Layout(width="auto")
+            description="Reset form", icon="undo",
+            layout=widgets.Layout(width="auto", flex="0 0 auto"),
         )
         self.reset_button.on_click(lambda _b: self.reset())
         self.tasks = TaskList()
@@ -194,8 +197,9 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
             self.errors,
             self.hint,
             self.notices,
-            self.reuse_offer,
-            widgets.HBox([self.submit_button, self.reset_button]),
+            # The offer sits beside Submit (see ReuseOffer: a choice leaves its place kept).
+            widgets.HBox([self.submit_button, self.reset_button, self.reuse_offer],
+                         layout=widgets.Layout(flex_flow="row wrap", align_items="center")),
             self._reveal,
             self.tabs,
         ]
@@ -364,10 +368,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         form.show(checked)
         mode = checked.mode.label if checked.mode is not None else "unknown"
         self._assign(self.mode_label, f"mode: <b>{escape(mode)}</b>&nbsp;&nbsp;")
-        credits = client_budget_text(
-            self.client, checked.credits_text or "no estimate while the request is invalid"
-        )
-        self._assign(self.credits_label, text(credits, MUTED))
+        self._show_money()
         # Each message once: under its field; here only those no visible field shows.
         loose, waiting = form.unshown(checked)
         shown = loose if (form.touched or form.attempted) else []
@@ -378,10 +379,27 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         self._assign(self.hint, hint_html(todo) if todo else "")
         notes = lines(checked.notices, mark="&#8505; ")
         self._assign(self.notices, styled(notes, MUTED, tag="div", size="90%") if notes else "")
-        if self.submit_button.disabled == checked.valid:
-            self.submit_button.disabled = not checked.valid
         self.compare_panel.refresh()
         self.reuse_offer.check(form.body if checked.valid else None)
+
+    def _show_money(self) -> None:
+        """The money line (what the request reserves, what is left) and Submit's state, off
+        with the budget's reason before the click. Traits only: also run on the client's
+        runner as a task of this Studio is reserved, refused or ends."""
+        checked = self._checked
+        if checked is None:
+            return
+        try:
+            line, refusal = money_line(self.client, checked)
+        except Exception as exc:  # the line must never break the form
+            line, refusal = text(f"the budget could not be asked: {exc}", MUTED), None
+        self._assign(self.credits_label, line)
+        allowed = checked.valid and refusal is None
+        if self.submit_button.disabled == allowed:
+            self.submit_button.disabled = not allowed
+        tip = SUBMIT_TIP if refusal is None else f"Submit is off: {refusal}"
+        if self.submit_button.tooltip != tip:
+            self.submit_button.tooltip = tip
 
     @staticmethod
     def _assign(widget: widgets.HTML, value: str) -> None:
@@ -407,9 +425,11 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
             raise InvalidParameterError.from_details(checked.errors)
         card = TaskCard(self.client, self.body, media_dir=self.media_dir, checked=checked,
                         reuse=reuse)
-        card.on_finished(  # the history grew: the offer may change
-            lambda: self.reuse_offer.recheck(self.body if self.validation.valid else None)
-        )
+        # The person just chose: no offer until an edit, and never this card's own result.
+        self.reuse_offer.withdraw()
+        card.on_finished(functools.partial(self._made, card))
+        # Each new status (reserved, refused, ended) moves the money line.
+        card.badge.observe(lambda _change: self._show_money(), "value")
         self.tasks.add(card)
         self.tabs.selected_index = 0
         self._reveal.value = reveal_newest_card(len(self.cards))
@@ -419,6 +439,10 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
             card.future.add_done_callback(lambda _f: self._work.run(self.history_panel.refresh))
         self.history_panel.refresh()
         return card
+
+    def _made(self, card: TaskCard) -> None:
+        if card.record is not None:
+            self.reuse_offer.made_here(card.record.task_id)
 
     def _submit_clicked(self, reuse: bool | None = None) -> None:
         try:
