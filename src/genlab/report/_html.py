@@ -73,7 +73,8 @@ _CSS = f"""
   white-space: pre-wrap; overflow-wrap: anywhere; }}
 .genlab-gallery .genlab-cells {{ display: flex; flex-wrap: wrap; gap: 8px;
   align-items: flex-start; }}
-.genlab-gallery .genlab-cell {{ flex: 0 1 332px; min-width: 0; box-sizing: border-box;
+/* 320 px of video inside 6 px padding and a 1 px border on each side */
+.genlab-gallery .genlab-cell {{ flex: 0 1 334px; min-width: 0; box-sizing: border-box;
   border: 1px solid {BORDER}; padding: 6px; }}
 .genlab-gallery .genlab-cell > .head {{ background: {SHADE}; margin: -6px -6px 6px;
   padding: 4px 6px; }}
