@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import httpx
 
@@ -27,6 +27,31 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("GENLAB_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--disable-gpu"]
+
+
+THEMES = ("JupyterLab Light", "JupyterLab Dark")
+"""The two themes every look is checked in."""
+
+
+def notebook_text(*cells: Any) -> str:
+    """A notebook on the python3 kernel, as text: each cell a code string or an nbformat cell."""
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell(c) if isinstance(c, str) else c for c in cells],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}},
+    )
+    return str(nbformat.writes(notebook))
+
+
+def chromium(playwright: Any, build: Path) -> Any:
+    """Debian's Chromium, headless, asking nothing of the network; its files under ``build``."""
+    if not Path(CHROMIUM).exists():
+        raise FileNotFoundError(f"{CHROMIUM} is missing: run `make test-browser`, which "
+                                "installs it")
+    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                      env=browser_env(build), args=CHROMIUM_ARGS)
 
 
 def _free_port() -> int:

@@ -17,12 +17,13 @@ import pytest
 
 from ._lab import (
     CHROMIUM,
-    CHROMIUM_ARGS,
     FRONTENDS,
     ROOT,
+    THEMES,
     Frontend,
-    browser_env,
+    chromium,
     jupyterlab,
+    notebook_text,
     notebook_url,
     set_theme,
 )
@@ -36,14 +37,11 @@ LONG_PROMPT = ("A lighthouse keeper walks the spiral stairs at dusk, the lamp wa
 VIDEO_MODELS = ("video-a", "video-b", "video-c", "video-e", "video-f")
 # Every look in the same page, after one run of the notebook: the theme is switched from the
 # Settings menu (a reload would not reliably draw a running kernel's widgets again).
-THEMES = ("JupyterLab Light", "JupyterLab Dark")
 WIDTHS = (1024, 1400)
 IDLE = ".jp-Notebook-ExecutionIndicator[data-status='idle']"
 
 
 def _notebook() -> str:
-    import nbformat
-
     cells = [
         "import genlab\nclient = genlab.connect()\nstudio = genlab.studio(client)\nstudio",
         # Work done outside the Studio, after it was shown: the History tab must find it.
@@ -54,12 +52,7 @@ def _notebook() -> str:
         f"{list(VIDEO_MODELS)!r}, params={{'duration': 4}}, progress=False)\ncmp.gallery()",
         'cmp.to_html("genlab-output/lanterns.html")',
     ]
-    notebook = nbformat.v4.new_notebook(
-        cells=[nbformat.v4.new_code_cell(c) for c in cells],
-        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}},
-    )
-    return str(nbformat.writes(notebook))
+    return notebook_text(*cells)
 
 
 @pytest.fixture(scope="module", params=FRONTENDS)
@@ -194,8 +187,7 @@ def test_history_and_compare_read_well_and_open(lab: tuple[Frontend, str]) -> No
     frontend, base = lab
     set_theme(BUILD / frontend, THEMES[0])
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                    env=browser_env(BUILD / frontend), args=CHROMIUM_ARGS)
+        browser = chromium(p, BUILD / frontend)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.set_default_timeout(120_000)  # a busy machine: the menus answer slowly
         try:

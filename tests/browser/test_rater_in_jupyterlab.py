@@ -15,7 +15,13 @@ import pytest
 
 from genlab.history import History
 
-from ._lab import CHROMIUM, CHROMIUM_ARGS, ROOT, browser_env, jupyterlab, set_theme
+from ._lab import (
+    CHROMIUM,
+    ROOT,
+    chromium,
+    jupyterlab,
+    set_theme,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -83,8 +89,7 @@ def test_a_person_rates_ten_pairs_with_the_keyboard(lab: str) -> None:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                    env=browser_env(BUILD), args=CHROMIUM_ARGS)
+        browser = chromium(p, BUILD)
         page = browser.new_page(viewport={"width": 1280, "height": 1100})
         page.set_default_timeout(60_000)
         try:

@@ -11,19 +11,18 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ._lab import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     FRONTENDS,
     ROOT,
+    THEMES,
     Frontend,
-    browser_env,
+    chromium,
     jupyterlab,
+    notebook_text,
     notebook_url,
     set_theme,
 )
@@ -32,7 +31,6 @@ pytestmark = pytest.mark.browser
 
 BUILD = ROOT / "build" / "browser-studio"
 NOTEBOOK = "studio-form.ipynb"
-THEMES = ("JupyterLab Light", "JupyterLab Dark")
 SIZES = (1024, 1400)
 
 
@@ -42,12 +40,7 @@ def _notebook() -> str:
     # Notes above the Studio: the page can scroll Submit down to the window's bottom edge.
     notes = "# Notes\n\n" + "\n\n".join(f"{n}. a line of notes" for n in range(1, 31))
     code = "import genlab\nclient = genlab.connect()\nstudio = genlab.studio(client)\nstudio"
-    notebook = nbformat.v4.new_notebook(
-        cells=[nbformat.v4.new_markdown_cell(notes), nbformat.v4.new_code_cell(code)],
-        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}},
-    )
-    return str(nbformat.writes(notebook))
+    return notebook_text(nbformat.v4.new_markdown_cell(notes), code)
 
 
 @pytest.fixture(scope="module", params=FRONTENDS)
@@ -64,14 +57,6 @@ def lab(request: pytest.FixtureRequest) -> Iterator[tuple[str, Frontend]]:
             yield base, frontend
     finally:
         monkeypatch.undo()
-
-
-def _launch(playwright: Any, build: Path) -> Any:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: run `make test-browser`, which installs it")
-    return playwright.chromium.launch(
-        executable_path=CHROMIUM, headless=True, env=browser_env(build), args=CHROMIUM_ARGS,
-    )
 
 
 def _open_studio(page: Any, base: str, frontend: Frontend) -> Any:
@@ -124,7 +109,7 @@ def test_the_form_fits_refuses_a_typed_duration_and_brings_the_card_into_view(
     build = BUILD / frontend
     set_theme(build, "JupyterLab Light")
     with sync_playwright() as p:
-        browser = _launch(p, build)
+        browser = chromium(p, build)
         context = browser.new_context(viewport={"width": width, "height": 900})
         context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base)
         page = context.new_page()
@@ -251,7 +236,7 @@ def test_the_form_reads_well_in_both_themes(
     set_theme(build, theme)
     tag = f"{frontend}-{width}-{'dark' if 'Dark' in theme else 'light'}"
     with sync_playwright() as p:
-        browser = _launch(p, build)
+        browser = chromium(p, build)
         page = browser.new_page(viewport={"width": width, "height": 900})
         page.set_default_timeout(120_000)
         try:

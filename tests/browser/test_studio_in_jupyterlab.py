@@ -15,7 +15,15 @@ from typing import Any
 
 import pytest
 
-from ._lab import CHROMIUM, CHROMIUM_ARGS, ROOT, browser_env, jupyterlab, set_theme
+from ._lab import (
+    CHROMIUM,
+    ROOT,
+    THEMES,
+    chromium,
+    jupyterlab,
+    notebook_text,
+    set_theme,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -24,21 +32,10 @@ NOTEBOOK = "02-studio.ipynb"
 CHECK_NOTEBOOK = "studio-check.ipynb"
 SIZES = (1024, 1400)
 STARTED = time.time()
-THEMES = ("JupyterLab Light", "JupyterLab Dark")
-
-
-def _launch(playwright: Any) -> Any:
-    """Debian's Chromium, headless, asking nothing of the network."""
-    return playwright.chromium.launch(
-        executable_path=CHROMIUM, headless=True, env=browser_env(BUILD),
-        args=CHROMIUM_ARGS,
-    )
 
 
 def _check_notebook() -> str:
     """A notebook for the layout checks: the Studio, six tasks, and a comparison's gallery."""
-    import nbformat
-
     cells = [
         "import genlab\nclient = genlab.connect()\nstudio = genlab.studio(client)\nstudio",
         'studio.set(model="image-b", prompt="a paper kite over a long beach")\n'
@@ -49,12 +46,7 @@ def _check_notebook() -> str:
         '"image-d"], params={"duration": 2, "resolution": "480P"}, progress=False)\n'
         "gallery.gallery()",
     ]
-    notebook = nbformat.v4.new_notebook(
-        cells=[nbformat.v4.new_code_cell(c) for c in cells],
-        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}},
-    )
-    return str(nbformat.writes(notebook))
+    return notebook_text(*cells)
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +63,7 @@ def test_studio_renders_a_playable_video_and_an_image(lab: str) -> None:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = _launch(p)
+        browser = chromium(p, BUILD)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.set_default_timeout(60_000)
         try:
@@ -208,7 +200,7 @@ def test_the_studio_fits_reads_and_follows_the_person(lab: str, width: int, them
     set_theme(BUILD, theme)
     tag = f"{width}-{'dark' if 'Dark' in theme else 'light'}"
     with sync_playwright() as p:
-        browser = _launch(p)
+        browser = chromium(p, BUILD)
         page = browser.new_page(viewport={"width": width, "height": 1000})
         page.set_default_timeout(60_000)
         try:
@@ -324,20 +316,13 @@ RESULTS_NOTEBOOK = "results-check.ipynb"
 
 def _results_notebook() -> str:
     """generate() in cells: a video (its live line, then its card) and an image."""
-    import nbformat
-
     cells = [
         "import genlab\nclient = genlab.connect()",
         'client.generate(model="video-a", prompt="a red kite over <b>dunes</b>", duration=4,'
         ' resolution="480P")',
         'client.generate(model="image-b", prompt="a lighthouse at dusk")',
     ]
-    notebook = nbformat.v4.new_notebook(
-        cells=[nbformat.v4.new_code_cell(c) for c in cells],
-        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}},
-    )
-    return str(nbformat.writes(notebook))
+    return notebook_text(*cells)
 
 
 @pytest.mark.parametrize("theme", THEMES)
@@ -348,7 +333,7 @@ def test_a_record_in_a_cell_shows_its_media_and_survives_a_reload(lab: str, them
     tag = "dark" if "Dark" in theme else "light"
     (BUILD / "notebooks" / RESULTS_NOTEBOOK).write_text(_results_notebook())
     with sync_playwright() as p:
-        browser = _launch(p)
+        browser = chromium(p, BUILD)
         page = browser.new_page(viewport={"width": 1024, "height": 900})
         page.set_default_timeout(120_000)  # a busy machine: the menus answer slowly
         try:

@@ -18,11 +18,11 @@ import pytest
 
 from ._lab import (
     CHROMIUM,
-    CHROMIUM_ARGS,
     ROOT,
     Frontend,
-    browser_env,
+    chromium,
     jupyterlab,
+    notebook_text,
     notebook_url,
     set_theme,
 )
@@ -74,14 +74,7 @@ _LAYOUT = """
 
 
 def _notebook() -> str:
-    import nbformat
-
-    notebook = nbformat.v4.new_notebook(
-        cells=[nbformat.v4.new_code_cell(SETUP), nbformat.v4.new_code_cell(STUDIO)],
-        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}},
-    )
-    return str(nbformat.writes(notebook))
+    return notebook_text(SETUP, STUDIO)
 
 
 @pytest.fixture(scope="module")
@@ -156,8 +149,7 @@ def test_the_money_line_and_a_steady_page(
     (build / "notebooks" / name).write_text(_notebook())
     shots = BUILD
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                    env=browser_env(build), args=CHROMIUM_ARGS)
+        browser = chromium(p, build)
         page = browser.new_page(viewport={"width": width, "height": 1000})
         page.set_default_timeout(WAIT)
         try:

@@ -21,12 +21,13 @@ import pytest
 
 from ._lab import (
     CHROMIUM,
-    CHROMIUM_ARGS,
     FRONTENDS,
     ROOT,
+    THEMES,
     Frontend,
-    browser_env,
+    chromium,
     jupyterlab,
+    notebook_text,
     notebook_url,
     set_theme,
 )
@@ -36,13 +37,10 @@ pytestmark = pytest.mark.browser
 BUILD = ROOT / "build" / "browser-persist"
 NOTEBOOK = "work-survives.ipynb"
 WIDTHS = (1024, 1400)
-THEMES = ("JupyterLab Light", "JupyterLab Dark")
 STATE = "application/vnd.jupyter.widget-state+json"
 
 
 def _notebook() -> str:
-    import nbformat
-
     cells = [
         "import genlab\nclient = genlab.connect()\nstudio = genlab.studio(client)\nstudio",
         'studio.set(model="video-a", prompt="A red fox trots through fresh snow at dawn",\n'
@@ -52,12 +50,7 @@ def _notebook() -> str:
         '                       ["image-b", "image-d"])',
         "kites.gallery()",
     ]
-    notebook = nbformat.v4.new_notebook(
-        cells=[nbformat.v4.new_code_cell(c) for c in cells],
-        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}},
-    )
-    return str(nbformat.writes(notebook))
+    return notebook_text(*cells)
 
 
 @pytest.fixture(scope="module", params=FRONTENDS)
@@ -154,8 +147,7 @@ def test_the_studio_its_video_and_the_progress_survive_a_reload(
     build = BUILD / frontend
     saved = build / "notebooks" / NOTEBOOK
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                    env=browser_env(build), args=CHROMIUM_ARGS)
+        browser = chromium(p, build)
         page = browser.new_page(viewport={"width": WIDTHS[-1], "height": 1000})
         page.set_default_timeout(120_000)  # a busy machine: the menus answer slowly
         try:
