@@ -24,6 +24,7 @@ from genlab.catalog._address import (
     prompt_address,
 )
 from genlab.catalog._base import RequestBase
+from genlab.catalog._delivered import delivery_mismatches
 from genlab.catalog._dimensions import DEFAULT_DURATION, DEFAULT_FPS
 from genlab.catalog._forms import (
     OMIT,
@@ -48,6 +49,7 @@ from genlab.catalog._registry import (
     estimate_credits,
     validate,
 )
+from genlab.catalog._result import result_of
 from genlab.catalog._video import VideoA, VideoB, VideoC, VideoD, VideoE, VideoF
 from genlab.catalog._video_base import VideoRequest
 
@@ -84,6 +86,7 @@ __all__ = [
     "canonical_body",
     "content_address",
     "declared_fields",
+    "delivery_mismatches",
     "detect_mode",
     "estimate_credits",
     "field_bounds",
@@ -98,5 +101,6 @@ __all__ = [
     "plan_output",
     "preview",
     "prompt_address",
+    "result_of",
     "validate",
 ]

@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+from genlab.media._info import MediaInfo
 from genlab.media._provenance import (
     MAX_PROVENANCE_BYTES,
     PROVENANCE_FORMATS,
@@ -25,6 +26,7 @@ from genlab.media._provenance import (
     stamp,
     stamp_file,
 )
+from genlab.media._result import Result
 from genlab.media._sniff import SNIFF_BYTES, Sniffed, sniff
 from genlab.media._storage import (
     MEDIA_ENV,
@@ -45,8 +47,10 @@ __all__ = [
     "MEDIA_ENV",
     "PROVENANCE_FORMATS",
     "PROVENANCE_SCHEMA",
+    "Result",
     "SNIFF_BYTES",
     "Location",
+    "MediaInfo",
     "Sniffed",
     "ValidatedRequest",
     "copy_media",
