@@ -17,7 +17,7 @@ from genlab.client import Outcome, ReusedRecord, Task, TaskRecord
 from genlab.client._media import extension_for
 from genlab.client.journal import Reused, SubmitEntry
 from genlab.history import DisplayFrame, History
-from genlab.media import SNIFF_BYTES, sniff
+from genlab.media import SNIFF_BYTES, Result, sniff
 from genlab.report import summary_html
 
 SCRIPT = "<script>alert(1)</script>"
@@ -60,20 +60,22 @@ def assert_shown_as_text(markup: str, *payloads: str) -> None:
 # --- escaping, card by card -----------------------------------------------------------------
 
 
-def _record(**fields: object) -> TaskRecord:
-    return TaskRecord.model_validate({"task_id": "t1", "status": "succeeded", **fields})
+def _record(**fields: object) -> Result:
+    return Result.model_validate({"task_id": "t1", "status": "succeeded", **fields})
 
 
 CARDS = {
     "Task": lambda: Task(task_id=HOSTILE, model=HOSTILE)._repr_html_(),
-    "TaskRecord, succeeded": lambda: _record(
-        task_id=HOSTILE, model=HOSTILE, images=[{"url": "https://x/a.png"}]
+    "Result, succeeded": lambda: _record(
+        task_id=HOSTILE, model=HOSTILE, images=[{"url": "https://x/a.png"}],
+        request={"model": HOSTILE, "prompt": HOSTILE, "style": HOSTILE}, note=HOSTILE,
+        mismatches=(HOSTILE,),
     )._repr_html_(),
-    "TaskRecord, failed": lambda: _record(
+    "Result, failed": lambda: _record(
         task_id=HOSTILE, status="failed", model=HOSTILE,
         error={"code": HOSTILE, "message": HOSTILE},
     )._repr_html_(),
-    "TaskRecord, unknown status": lambda: _record(status=HOSTILE)._repr_html_(),
+    "Result, unknown status": lambda: _record(status=HOSTILE)._repr_html_(),
     "Outcome, refused": lambda: Outcome(  # a repr, cut short: the payloads are shorter
         request={"model": IMG}, error=ValueError(SCRIPT)
     )._repr_html_(),

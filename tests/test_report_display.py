@@ -13,6 +13,7 @@ import pytest
 
 import genlab
 from genlab import report
+from genlab.catalog import result_of
 from genlab.client import Outcome, Task, TaskRecord
 from genlab.history import DisplayFrame, History
 
@@ -48,19 +49,23 @@ def clip(path: Path, width: int, height: int, frames: int = 24) -> Path:
 # --- records, tasks, outcomes ---------------------------------------------------------------
 
 
-def test_a_record_in_a_cell_is_a_small_card_and_a_short_repr() -> None:
+def test_a_result_in_a_cell_is_one_card_and_a_short_repr() -> None:
     record = TaskRecord.model_validate(RECORD)
     assert repr(record) == (
         "TaskRecord(task_id='task_1', status='succeeded', model='video-a', videos=1, "
         "seconds=42.2)"
     )
-    card = record._repr_html_()
-    assert "succeeded" in card and "42.2 s" in card and "video 1280×720, 5 s" in card
+    assert not hasattr(record, "_repr_html_")  # a bare wire record is no result: no card
+    result = result_of(record, {"model": "video-a", "prompt": "waves <at> dusk"})
+    card = result._repr_html_()
+    assert "succeeded" in card and "42.2 s" in card and "800 credits" in card
+    assert "waves &lt;at&gt; dusk" in card and "duration 5" in card
     assert "cdn.example" not in card  # no URL the browser may not reach, nor an expiring one
-    assert "client.download(record, folder)" in card
-    failed = TaskRecord.model_validate(
+    assert "client.download(result) saves its media" in card
+    assert result._mime_() == ("text/html", card)  # marimo draws the same card
+    failed = result_of(TaskRecord.model_validate(
         {"task_id": "t2", "status": "failed", "error": {"code": "E", "message": "<b>no</b>"}}
-    )
+    ))
     assert "&lt;b&gt;no&lt;/b&gt;" in failed._repr_html_() and "<b>no</b>" not in (
         failed._repr_html_()
     )
@@ -73,7 +78,7 @@ def test_a_task_and_an_outcome_display_briefly() -> None:
     assert repr(task) == "Task(task_id='task_9', model='image-b')"
     assert "task_9" in task._repr_html_() and "submitted" in task._repr_html_()
     done = Outcome(request={"model": "video-a"}, task=task,
-                   record=TaskRecord.model_validate(RECORD))
+                   record=result_of(TaskRecord.model_validate(RECORD)))
     assert done._repr_html_() == done.record._repr_html_()  # type: ignore[union-attr]
     refused = Outcome(request={"model": "video-a"}, error=genlab.InvalidParameterError("<x>"))
     assert repr(refused).startswith("Outcome(model='video-a', task_id=None, error=")

@@ -9,7 +9,6 @@ Example:
 from __future__ import annotations
 
 import importlib
-import sys
 import typing
 from typing import Any
 
@@ -72,36 +71,6 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
-
-
-def _record_html(record: TaskRecord) -> str | None:
-    if record._shown_live:  # the wait's live line became this card already: once is enough
-        record._shown_live = False
-        return None
-    from genlab.report import record_html  # loaded at the first record shown in a cell
-
-    return record_html(record)
-
-
-def _outcomes_html(outcomes: list[Any]) -> str:
-    from genlab.report import outcomes_html
-
-    return outcomes_html(outcomes)
-
-
-def _show_records_in_notebooks() -> None:
-    """In IPython, a task record in a cell shows its kept media, prompt and settings (one
-    card, :func:`genlab.report.record_html`); scripts never load the report for it."""
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython is not None else None
-    if shell is None:
-        return
-    formatter = shell.display_formatter.formatters["text/html"]
-    formatter.for_type_by_name("genlab._wire", "TaskRecord", _record_html)
-    formatter.for_type_by_name("genlab.client._lifecycle", "Outcomes", _outcomes_html)
-
-
-_show_records_in_notebooks()
 
 
 __all__ = [

@@ -32,12 +32,11 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
-    PrivateAttr,
     field_validator,
     model_validator,
 )
 
-from genlab.display import ERROR, card
+from genlab.display import card
 
 logger = logging.getLogger("genlab")
 
@@ -269,7 +268,6 @@ class TaskRecord(_Wire):
     kept: tuple[str, ...] = Field(default=(), exclude=True, repr=False)
     """Where the client kept this result's files (local paths or storage URLs: media first,
     the JSON sidecar last); empty when it was not kept. Not part of the wire format."""
-    _shown_live: bool = PrivateAttr(default=False)  # its card already replaced a live line
 
     @field_validator("status", mode="before")
     @classmethod
@@ -319,25 +317,6 @@ class TaskRecord(_Wire):
             parts.append(f"error={text if len(text) <= 60 else text[:59] + '…'!r}")
         return f"TaskRecord({', '.join(parts)})"
 
-    def _repr_html_(self) -> str:
-        # The record holds only the service's media URLs (possibly loopback or expiring), and
-        # this layer reads no bytes: sizes are listed, the media are shown once saved.
-        facts = [f"task {self.task_id}"]
-        if self.seconds is not None:
-            facts.append(f"{self.seconds:.1f} s")
-        for item in self.results:
-            size = f"{item.width}×{item.height}" if item.width and item.height else "size unknown"
-            length = getattr(item, "duration", None)
-            kind = "video" if isinstance(item, VideoResult) else "image"
-            facts.append(f"{kind} {size}" + (f", {length:g} s" if length else ""))
-        if self.error is not None:
-            return card(self.model, self.status, facts, f"{self.error.code}: {self.error.message}",
-                        note_colour=ERROR)
-        note = ""
-        if self.results:
-            note = "media: client.download(record, folder) saves them; " \
-                "genlab.report.media_html(paths) shows them here"
-        return card(self.model, self.status, facts, note)
 
     @classmethod
     def read(cls, data: Any, kind: Kind | None = None) -> TaskRecord:

@@ -56,7 +56,7 @@ from genlab.client._transport import Http
 from genlab.client._uploads import FileLike, digest_of, inline_reference, upload
 from genlab.client.journal import DurationSample, JournalWriter, MemoryJournal, TaskJournal
 from genlab.display import MUTED, text
-from genlab.media import copy_media, is_remote, media_location
+from genlab.media import Result, copy_media, is_remote, media_location
 
 logger = logging.getLogger("genlab")
 
@@ -218,7 +218,7 @@ class AsyncClient:
         entry, request = prepare(request_or_body, fields, extra_body=extra_body, kind=kind)
         return await self._life.submit(entry, request, reuse)
 
-    async def get(self, task_or_id: TaskRef, *, kind: Kind | None = None) -> TaskRecord:
+    async def get(self, task_or_id: TaskRef, *, kind: Kind | None = None) -> Result:
         """The task's current record.
 
         A bare id needs its kind: pass ``kind="video"``/``"image"``, or use an id this client
@@ -228,7 +228,8 @@ class AsyncClient:
             record = await client.get("task-123", kind="image")
         """
         task_id, known = self._resolve(task_or_id, kind)
-        return (await self._life.read(task_id, known))[0]
+        record = (await self._life.read(task_id, known))[0]
+        return self._life.describe(record, self._life.table.get(task_id))
 
     async def wait(
         self,
@@ -238,7 +239,7 @@ class AsyncClient:
         on_update: OnUpdate | None = None,
         raise_on_failure: bool = True,
         progress: bool = True,
-    ) -> TaskRecord:
+    ) -> Result:
         """Poll until the task succeeds or fails, within an overall deadline.
 
         Polls are paced around when the task will likely finish (see ``pacing``), and a
@@ -254,7 +255,8 @@ class AsyncClient:
                 keeps running).
             raise_on_failure: with False a failed task's record is returned instead.
             progress: in a notebook, show one live line (task id, status, time waited, the
-                expected finish) that turns into the result's card; ``False``: nothing.
+                expected finish) that ends as one line saying how the task ended; the
+                result shows its card where it is displayed. ``False``: nothing.
 
         Raises:
             TaskFailedError: the task failed (``.record`` holds it).
@@ -308,7 +310,7 @@ class AsyncClient:
         reuse: bool | None = None,
         progress: bool = True,
         **fields: Any,
-    ) -> TaskRecord:
+    ) -> Result:
         """Submit and wait: the arguments of :meth:`submit`, plus those of :meth:`wait`.
 
         A reused result (see ``reuse``) is returned at once: a ``ReusedRecord`` whose
@@ -327,7 +329,7 @@ class AsyncClient:
     async def reroll(
         self, record_or_request: TaskRef | RequestLike, /, *, timeout: float | None = None,
         on_update: OnUpdate | None = None,
-    ) -> TaskRecord:
+    ) -> Result:
         """Generate a fresh one and pay for it (``generate(..., reuse=False)``), for a request,
         or a task or record whose request this client or its history still holds.
 
@@ -640,8 +642,9 @@ class LiveLine:
             parts.append(f"expected in about {left:.0f} s" if left > 0 else "any moment now")
         return " · ".join(parts)
 
-    def html(self) -> str:
-        return text(f"⏳ {self.text()}", MUTED, tag="div", cls="genlab-live")
+    def html(self, line: str | None = None) -> str:
+        # Plain text: no glyph a browser's fonts may lack.
+        return text(self.text() if line is None else line, MUTED, tag="div", cls="genlab-live")
 
     def update(self) -> None:
         """Redraw the line (from the waiting cell's thread)."""
@@ -649,14 +652,16 @@ class LiveLine:
             self._handle.update(self._html(self.html()))
 
     def finish(self, record: TaskRecord | None) -> None:
-        """Turn the line into the record's card (its notebook display), or clear it."""
+        """End the line: one line saying how the task ended, or nothing (an interrupt or a
+        timeout reports itself). The result shows its card where it is displayed, as any
+        object does: ``r`` or ``display(r)``, never twice by itself."""
         if self._handle is None:
             return
         if record is None:
             self._handle.update(self._html(""))
             return
-        ipython: Any = sys.modules.get("IPython")
-        shell = ipython.get_ipython() if ipython is not None else None
-        shown = shell.display_formatter.format(record)[0] if shell is not None else {}
-        self._handle.update(self._html(shown.get("text/html") or ""))
-        record._shown_live = True  # the cell's own output need not show it again
+        ended = f"{self.model or record.model or 'task'} · task {self.task_id} · {record.status}"
+        ended += f" in {time.monotonic() - self.began:.1f} s"
+        if record.error is not None:
+            ended += f": {record.error.code}"
+        self._handle.update(self._html(self.html(ended)))

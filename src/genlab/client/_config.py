@@ -37,6 +37,7 @@ from genlab._wire import (
 )
 from genlab.catalog import RequestBase
 from genlab.display import ERROR, text
+from genlab.media import Result
 
 BASE_URL_ENV = "GENLAB_BASE_URL"
 API_KEY_ENV = "GENLAB_API_KEY"
@@ -299,8 +300,9 @@ class Outcome:
         return f"Outcome(model={model!r}, task_id={self.task_id!r}, {told})"
 
     def _repr_html_(self) -> str:
-        # The record's own card when there is one; else the error, escaped.
-        if self.record is not None and self.error is None:
+        # The result's own card when there is one (a failed task's says why); else the
+        # error that kept the request from one, escaped.
+        if isinstance(self.record, Result) and (self.error is None or self.record.failed):
             return self.record._repr_html_()
         return text(repr(self), ERROR, tag="div", cls="genlab-outcome")
 

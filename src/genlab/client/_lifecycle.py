@@ -61,7 +61,7 @@ from genlab._errors import (
     TaskTimeoutError,
     UnreadableResponseError,
 )
-from genlab.catalog import RequestBase
+from genlab.catalog import RequestBase, result_of
 from genlab.client._config import (
     ClientConfig,
     Kind,
@@ -74,7 +74,7 @@ from genlab.client._config import (
 )
 from genlab.client._durations import DurationModel, DurationSample
 from genlab.client._limits import Purse, Slots, says_concurrency
-from genlab.client._media import download_task
+from genlab.client._media import download_task, measure
 from genlab.client._pacing import Pacer, Pacing, Work
 from genlab.client._reuse import Reuse, ReusedTask, reused_record
 from genlab.client._tracking import (
@@ -90,7 +90,8 @@ from genlab.client._tracking import (
 )
 from genlab.client._transport import Http
 from genlab.client.journal import JournalWriter, Reused, SubmitEntry, TaskJournal
-from genlab.media import Location, media_name, provenance_for, stamp_file
+from genlab.display import grid
+from genlab.media import Location, MediaInfo, Result, media_name, provenance_for, stamp_file
 
 logger = logging.getLogger("genlab")
 
@@ -143,7 +144,7 @@ class Generations:
                     credits if credits is not None else past.credits, past.files,
                 )
                 await self.reuse.told(key, entry.model, note)
-                record = reused_record(past, note)
+                record = reused_record(past, note, request or entry.body)
                 kind = record.kind or cast(Kind, entry.kind)
                 self.table.track(Tracked(
                     record.task_id, kind, Work(entry.model, kind), body=entry.body,
@@ -260,14 +261,14 @@ class Generations:
     async def wait(
         self, task_id: str, kind: Kind | None, *, timeout: float | None, on_update: OnUpdate | None,
         raise_on_failure: bool, batch: bool = False,
-    ) -> TaskRecord:
+    ) -> Result:
         """Steps 8 and 9: poll until the task ends, then hand it over."""
         tracked = self.table.get(task_id)
         if tracked is not None and tracked.reused is not None:  # nothing to wait for
             self._let_go(task_id)
             if on_update is not None:
                 await _call(on_update, tracked.reused)
-            return tracked.reused
+            return self.describe(tracked.reused, tracked)
         limit = self.config.wait_timeout if timeout is None else float(timeout)
         here = tracked or Tracked(task_id, kind, Work("", kind))
         here.unreadable = None
@@ -282,6 +283,7 @@ class Generations:
             raise unreadable_at_deadline(task_id, limit, here.unreadable) from exc
         finally:
             await self.writer.settle(WAIT_SETTLE)
+        record = self.describe(record, here)
         self._let_go(task_id)  # 11. handed over: the table lets it go
         if record.failed and raise_on_failure:
             raise TaskFailedError(
@@ -347,8 +349,11 @@ class Generations:
             )
             return record
         await asyncio.to_thread(_stamp, here, record, paths)
-        self.writer.record("results_saved", self.journal.results_saved, record.task_id, paths)
-        return record.model_copy(update={"kept": tuple(str(p) for p in paths)})
+        facts = await asyncio.to_thread(measure, paths)  # once, from the kept files
+        result = self.describe(record, here, kept=tuple(str(p) for p in paths), media=facts)
+        self.writer.record("results_saved", self.journal.results_saved, record.task_id, paths,
+                           facts, result.mismatches)
+        return result
 
     async def _poll(self, here: Tracked) -> tuple[TaskRecord | None, float | None]:
         """One read of the task's record, and the service's hint; (None, None) when the read
@@ -431,6 +436,23 @@ class Generations:
             work = Work.of_request(work)
         return self.durations.predict(work).median if work.model else None
 
+    def describe(
+        self, record: TaskRecord, here: Tracked | None = None, *,
+        kept: tuple[str, ...] | None = None, media: tuple[MediaInfo, ...] | None = None,
+    ) -> Result:
+        """``record`` as the :class:`~genlab.Result` handed to the caller: with the request
+        that made it (the validated one while tracked, else as the history keeps it), its
+        price, and the kept files and their measured facts when given."""
+        if isinstance(record, Result) and record.request is not None and kept is None:
+            return record
+        request: RequestBase | dict[str, Any] | None = None
+        if here is not None:
+            request = here.request if here.request is not None else here.body
+        if request is None:
+            request = self.request_of(record.task_id)
+        return result_of(record, request, kept=kept, media=media,
+                         cls=type(record) if isinstance(record, Result) else Result)
+
     def request_of(self, task_id: str) -> dict[str, Any] | None:
         """The body sent for ``task_id`` while it is tracked, else as the journal keeps it."""
         tracked = self.table.get(task_id)
@@ -502,6 +524,9 @@ async def _call(on_update: OnUpdate, record: TaskRecord) -> None:
 class Outcomes(list[Outcome]):
     """What ``map`` returns: one :class:`Outcome` per request, in input order. In a notebook
     it shows as a grid of result cards (errors as their messages)."""
+
+    def _repr_html_(self) -> str:
+        return grid(outcome._repr_html_() for outcome in self)
 
 
 async def run_many(

@@ -33,7 +33,7 @@ import json
 import logging
 import os
 import tempfile
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
@@ -54,7 +54,11 @@ from genlab.media import (
     MEDIA_ENV,
     SNIFF_BYTES,
     Location,
+    MediaInfo,
     media_location,
+    media_name,
+    probe,
+    read_media,
     shown_url,
     sniff,
     store_files,
@@ -392,3 +396,20 @@ def where_to_keep(
     if isinstance(place, Path) and place.suffix and not place.is_dir():
         return place.parent / KEPT_FOLDER
     return Path(".genlab") / KEPT_FOLDER
+
+
+def measure(paths: Sequence[Location]) -> tuple[MediaInfo, ...]:
+    """The measured facts of each kept result file (not covers, last frames or the sidecar),
+    in order: what the card shows and the history keeps. Reads each file once, in the
+    caller's worker thread; a file that cannot be read is measured as far as it can be."""
+    facts = []
+    for place in paths:
+        name = media_name(place)
+        stem = PurePosixPath(name).stem
+        if name.endswith(".json") or stem.endswith(("_cover", "_last_frame")):
+            continue
+        try:
+            facts.append(probe(place if isinstance(place, Path) else read_media(place)))
+        except (OSError, MediaError) as exc:
+            logger.warning("genlab: could not measure %s: %s", name, exc)
+    return tuple(facts)

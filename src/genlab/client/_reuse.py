@@ -27,14 +27,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 import httpx
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from genlab._errors import MediaError
-from genlab.catalog import RequestBase, content_address
+from genlab.catalog import RequestBase, content_address, result_of
 from genlab.client._config import Task, TaskRecord
 from genlab.client._media import stream_media
 from genlab.client._transport import Http
@@ -46,7 +47,7 @@ from genlab.client.journal import (
     SubmitEntry,
     TaskJournal,
 )
-from genlab.display import MUTED, text
+from genlab.media import Result
 
 logger = logging.getLogger("genlab")
 
@@ -57,21 +58,24 @@ class ReusedTask(Task):
     reused: Reused = Field(exclude=True, repr=False)
 
 
-class ReusedRecord(TaskRecord):
-    """The earlier succeeded record returned instead of paying again; ``reused`` says which.
+class ReusedRecord(Result):
+    """The earlier succeeded result returned instead of paying again; ``reused`` says which
+    (and its card says so, in its note).
 
-    It is a :class:`~genlab.TaskRecord` in every other way; ``client.download(record, dir)``
+    It is a :class:`~genlab.Result` in every other way; ``client.download(record, dir)``
     copies its saved files when there are any.
     """
 
     reused: Reused = Field(exclude=True, repr=False)
 
+    @model_validator(mode="after")
+    def _says_so(self) -> ReusedRecord:
+        if self.note is None:  # its card says which task it reuses
+            self.note = self.reused.message
+        return self
+
     def __repr__(self) -> str:
         return f"{super().__repr__()[:-1]}, reused=True)  # {self.reused.message}"
-
-    def _repr_html_(self) -> str:
-        note = text(f"♻ {self.reused.message}", MUTED, tag="div", cls="genlab-reused")
-        return note + super()._repr_html_()
 
 
 class Reuse:
@@ -183,9 +187,16 @@ def reuse_applies(reuse: bool | None, request: RequestBase | None) -> bool:
     return getattr(request, "seed", None) is not None
 
 
-def reused_record(past: PastResult, note: Reused) -> ReusedRecord:
-    """``past``'s record, carrying ``note``."""
-    return ReusedRecord.model_validate({**past.record.model_dump(), "reused": note})
+def reused_record(
+    past: PastResult, note: Reused, request: RequestBase | Mapping[str, Any] | None = None
+) -> ReusedRecord:
+    """``past``'s result, carrying ``note``, the (identical) request asked again, the files
+    still kept and the facts the history measured when they were kept."""
+    return result_of(
+        past.record, request, kept=tuple(str(p) for p in past.files),
+        media=getattr(past, "media", ()), credits=past.credits, note=note.message,
+        cls=ReusedRecord, reused=note,
+    )
 
 
 __all__ = [

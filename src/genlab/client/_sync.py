@@ -36,6 +36,7 @@ from genlab.client._async import AsyncClient, ClientOptions, LiveLine, in_notebo
 from genlab.client._config import ClientConfig, OnUpdate, RequestLike, Task, TaskRecord, TaskRef
 from genlab.client._limits import Budget, BudgetQuote
 from genlab.client.journal import TaskJournal
+from genlab.media import Result
 
 logger = logging.getLogger("genlab")
 
@@ -159,7 +160,9 @@ class Runner:
                 pass
             if not interrupted_note:
                 raise
-            logger.warning("genlab: interrupted; %s", interrupted_note)
+            # The exception's own report is the one line a person sees; a log line would be
+            # a second, near-identical one.
+            logger.info("genlab: interrupted; %s", interrupted_note)
             raise Interrupted(interrupted_note) from interrupt
 
     def stop(self, timeout: float = 5.0) -> None:
@@ -369,9 +372,9 @@ class Client:
         on_update: OnUpdate | None = None,
         raise_on_failure: bool = True,
         progress: bool = True,
-    ) -> TaskRecord:
+    ) -> Result:
         """Poll until the task ends; see :meth:`AsyncClient.wait`. In a notebook one live
-        line shows while it waits and turns into the result's card (``progress=False``: not).
+        line shows while it waits and ends as one line (``progress=False``: no line).
 
         Ctrl-C stops waiting (not the task) with one line naming the task id and how to
         resume (``client.wait(task_id)``).
@@ -391,7 +394,7 @@ class Client:
             if progress and in_notebook():
                 line = LiveLine(task_id, model,
                                 expected=self._async._life.expected(task_id, model, kind))
-            record: TaskRecord = self._runner.run(
+            record: Result = self._runner.run(
                 lambda: self._async.wait(task, timeout=timeout, on_update=seen,
                                          raise_on_failure=raise_on_failure, progress=False),
                 interrupted_note=note, tick=line.update if line else None,
@@ -425,9 +428,9 @@ class Client:
         reuse: bool | None = None,
         progress: bool = True,
         **fields: Any,
-    ) -> TaskRecord:
+    ) -> Result:
         """Submit and wait; see :meth:`AsyncClient.generate` (and its ``reuse``). In a
-        notebook the wait shows one live line that turns into the result's card.
+        notebook the wait shows one live line; the result is its card where displayed.
 
         Example:
             record = client.generate(model="video-a", prompt="a fox", duration=5)

@@ -137,6 +137,17 @@ def card(
     )
 
 
+def grid(cells: Iterable[str]) -> str:
+    """Cards (markup the caller built) side by side, wrapping to the output's width.
+
+    Example:
+        >>> grid(["<b>a</b>"]).count("flex:1 1 320px")
+        1
+    """
+    shown = "".join(f"<div style='flex:1 1 320px;max-width:480px'>{c}</div>" for c in cells)
+    return f"<div class='genlab-records' style='display:flex;flex-wrap:wrap;gap:8px'>{shown}</div>"
+
+
 def table(
     columns: Mapping[str, str],
     rows: Sequence[Mapping[str, object]],

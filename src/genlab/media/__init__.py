@@ -15,7 +15,7 @@ Example:
 
 from __future__ import annotations
 
-from genlab.media._info import MediaInfo
+from genlab.media._info import MediaInfo, probe
 from genlab.media._provenance import (
     MAX_PROVENANCE_BYTES,
     PROVENANCE_FORMATS,
@@ -59,6 +59,7 @@ __all__ = [
     "media_location",
     "media_name",
     "media_size",
+    "probe",
     "provenance_for",
     "read_media",
     "read_provenance",

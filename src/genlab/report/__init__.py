@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from genlab.display import HTML
 from genlab.history import SUMMARY_COLUMNS, normalized, summarize
+from genlab.media.card import MEDIA_CSS, media_html, tile_html
 from genlab.media.preview import PREVIEW_WIDTH, poster, video_preview
 from genlab.report._bradley_terry import ELO_BASE, ELO_SCALE, Strengths, strengths
 from genlab.report._bradley_terry import counts as vote_counts
@@ -62,9 +63,8 @@ from genlab.report._media import (
     embed_file,
     thumbnail,
 )
-from genlab.report._record import outcomes_html, record_html, records_html
+from genlab.report._record import as_result, outcomes_html, record_html, records_html
 from genlab.report._spend import spend_of
-from genlab.report._tiles import MEDIA_CSS, media_html, tile_html
 from genlab.report._written import ReportFile
 
 __all__ = [
@@ -85,6 +85,7 @@ __all__ = [
     "Strengths",
     "THUMB_WIDTH",
     "TILE_WIDTH",
+    "as_result",
     "decisive_pairs",
     "embed_file",
     "gallery",

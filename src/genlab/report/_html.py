@@ -31,6 +31,7 @@ from genlab.display import (
     escape,
 )
 from genlab.history import normalized, summarize
+from genlab.media.card import MEDIA_CSS, tile_html
 from genlab.report._charts import figure_png, plot_spend, plot_summary
 from genlab.report._leaderboard import leaderboard
 from genlab.report._leaderboard_html import leaderboard_section
@@ -43,7 +44,6 @@ from genlab.report._media import (
     is_missing,
 )
 from genlab.report._spend import has_money, spend_of, spend_table_html
-from genlab.report._tiles import MEDIA_CSS, tile_html
 from genlab.report._written import ReportFile
 
 # Selectors outrank JupyterLab's right-aligned output tables (two classes and two elements).

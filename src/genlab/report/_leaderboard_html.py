@@ -16,11 +16,11 @@ import pandas as pd
 
 from genlab.client import data_uri
 from genlab.display import ACTIVE, BORDER, MUTED, ON_BADGE, SHADE, SUCCESS, TEXT, escape
+from genlab.media.card import MEDIA_CSS, tile_html
 from genlab.report._charts import figure_png
 from genlab.report._decisive import decisive_pairs
 from genlab.report._leaderboard_charts import plot_leaderboard, plot_win_rates
 from genlab.report._media import MediaReader, is_missing
-from genlab.report._tiles import MEDIA_CSS, tile_html
 
 BOARD_CSS = f"""
 .genlab-board {{ color: {TEXT}; }}

@@ -39,12 +39,13 @@ from genlab._errors import (
     TaskFailedError,
     TaskTimeoutError,
 )
-from genlab.catalog import CATALOG, Preview, preview
+from genlab.catalog import CATALOG, Preview, preview, result_of
 from genlab.client import TaskRecord
 from genlab.client.journal import safe_filename
 from genlab.display import BORDER, ERROR, MUTED, escape, status_badge, styled, text
 from genlab.media import MEDIA_ENV, media_join, media_location
-from genlab.report import media_html
+from genlab.media.card import result_body_html
+from genlab.report import as_result
 from genlab.widgets._background import Background
 from genlab.widgets._browser import copy_button
 from genlab.widgets._protocols import StudioClient
@@ -341,11 +342,15 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         # else is saved in the card's folder first.
         if record.kept:
             self.paths = [media_location(p) for p in record.kept]
+            result = as_result(record)
         else:
             where = self.media_dir if self.media_dir is not None else scratch_folder()
             folder = media_join(where, safe_filename(record.task_id, "task"))
             self.paths = self.client.download(record, folder)
-        return media_html(self.paths)
+            result = result_of(as_result(record), kept=[str(p) for p in self.paths])
+        # The one card's body (facts, what differs from the request, media and originals);
+        # the task card draws its own header and prompt.
+        return result_body_html(result, prompt=False)
 
     def _show_media(self, markup: str) -> None:
         self.media.value = markup

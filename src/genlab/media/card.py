@@ -1,0 +1,390 @@
+"""The one card of a result, and the media tiles every view is built of.
+
+:func:`result_html` draws a :class:`~genlab.Result`: model and status, task, time, date and
+credits, the measured facts of its media and what differs from the request, the reuse note,
+the prompt and settings, and its media, embedded (display-size previews chosen by what
+browsers decode, :func:`genlab.media.preview.embed`) with a poster and a link to each
+original. A cell (``_repr_html_``), the Studio, the History tab, galleries and reports all
+draw a result with it, so a task looks the same wherever it appears.
+
+A card's video plays once, muted, when the card appears (browsers allow muted autoplay);
+its controls replay it with sound. Galleries and reports wait for a click. After each video
+an image of its first frame follows, hidden by the card's style while the video is there:
+where a host strips ``<video>`` (GitHub's notebook view), the poster and the link remain.
+
+Tiles enlarge on demand: "enlarge" (or a click on an image) widens a tile to the output
+area. The switch is a hidden checkbox and CSS, not a script, so it works in a widget, in a
+trusted or untrusted output and in a saved report alike. Colours are JupyterLab's CSS
+variables (:mod:`genlab.display`), with fallbacks outside JupyterLab.
+
+Example:
+    >>> from genlab.media import Result
+    >>> page = result_html(Result(task_id="t1", status="failed", model="video-a",
+    ...                           error={"code": "OOM", "message": "<b>out</b>"}))
+    >>> "OOM: &lt;b&gt;out&lt;/b&gt;" in page
+    True
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from genlab._errors import GenlabError
+from genlab.display import ERROR, LINK, MUTED, WARNING, card, escape, grid, text
+from genlab.media import MEDIA_SUFFIXES, VIDEO_SUFFIXES, media_location, media_name, media_size
+from genlab.media._storage import read_media
+from genlab.media.preview import embed
+
+if TYPE_CHECKING:  # a Result draws itself with this module: no import back at run time
+    from genlab.media._result import Result
+
+SHOWN_FIELDS = 6
+"""Settings shown beside the prompt; the full request is in the JSON sidecar."""
+TILE_WIDTH = 320
+"""How wide a video or image is shown in a card or a gallery tile before it is enlarged."""
+MAX_READ_BYTES = 64 * 1024 * 1024
+"""No kept file larger than this is read to make a preview; its cover stands in."""
+_SIDE_STEMS = ("_cover", "_last_frame")
+
+Play = Literal["once", "click"]
+
+MEDIA_CSS = f"""
+.genlab-medias {{ display: flex; flex-wrap: wrap; gap: 6px; align-items: flex-start; }}
+.genlab-media {{ flex: 0 1 auto; max-width: 100%; margin: 0; }}
+.genlab-media:has(.genlab-zoom:checked) {{ flex-basis: 100%; }}
+.genlab-media video, .genlab-media img {{ display: block; width: {TILE_WIDTH}px;
+  max-width: 100%; height: auto; background: #000; }}
+.genlab-media img {{ background: none; cursor: zoom-in; }}
+.genlab-media video ~ img.genlab-poster {{ display: none; }}
+.genlab-media .genlab-zoom:checked ~ video,
+.genlab-media .genlab-zoom:checked ~ label > img {{ width: 100%; max-width: 960px;
+  cursor: zoom-out; }}
+.genlab-media .genlab-links {{ font-size: 0.8em; color: {MUTED};
+  margin-top: 2px; overflow-wrap: anywhere; }}
+.genlab-media .genlab-links label {{ cursor: pointer; color: {LINK}; }}
+.genlab-media .genlab-links a {{ color: {LINK}; }}
+.genlab-media .genlab-zoom:checked ~ .genlab-links .genlab-grow,
+.genlab-media .genlab-zoom:not(:checked) ~ .genlab-links .genlab-shrink {{ display: none; }}
+"""
+"""The tiles' stylesheet; every page of tiles includes it once."""
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """One media item ready for a page: its element and data URI, and/or a note for people.
+
+    ``tag`` is None when nothing can be shown; ``note`` then says why. ``poster`` is a
+    video's first frame as a data URI.
+    """
+
+    tag: Literal["video", "img"] | None
+    uri: str = ""
+    note: str = ""
+    poster: str = ""
+
+
+def data_uri(data: bytes, mime: str) -> str:
+    """``data`` as a ``data:`` URI.
+
+    Example:
+        >>> data_uri(b"hi", "text/plain")
+        'data:text/plain;base64,aGk='
+    """
+    return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+
+
+def shown_bytes(data: bytes, *, cover: Callable[[], bytes | None] | None = None) -> Shown:
+    """What a page shows for ``data`` (a kept file's bytes): the browser-playable preview of
+    :func:`~genlab.media.preview.embed` with its poster; for a video too large to embed even
+    as a preview, its cover (else its first frame); else a note.
+
+    Example:
+        >>> shown_bytes(b"not media").note
+        'media in an unrecognised format'
+    """
+    made = embed(data)
+    poster = data_uri(made.poster, "image/jpeg") if made.poster else ""
+    if made.kind == "video" and made.mime:
+        return Shown("video", data_uri(made.data, made.mime), made.note or "", poster)
+    if made.kind == "image" and made.mime:
+        return Shown("img", data_uri(made.data, made.mime), made.note or "")
+    if made.kind == "audio":
+        return Shown(None, note="audio only: open the original")
+    note = made.note or "media in an unrecognised format"
+    if made.poster is not None or cover is not None and "video" in note:
+        return _stand_in(note, cover, poster)
+    return Shown(None, note=note)
+
+
+def _stand_in(note: str, cover: Callable[[], bytes | None] | None, poster: str) -> Shown:
+    """A video too large to embed: its cover (else its first frame) as an image, or a note."""
+    note = note.removesuffix("; showing its first frame")
+    try:
+        data = cover() if cover is not None else None
+    except Exception:  # a cover that cannot be read: the first frame, or the note alone
+        data = None
+    if data:
+        made = embed(data)
+        if made.kind == "image" and made.mime:
+            return Shown("img", data_uri(made.data, made.mime), note=f"{note}; showing its cover")
+    if poster:
+        return Shown("img", poster, note=f"{note}; showing its first frame")
+    return Shown(None, note=f"{note}, and it has no cover")
+
+
+def shown_file(path: Path | str, cover: Path | str | None = None) -> Shown:
+    """:func:`shown_bytes` of one kept file (a path, or a storage URL such as
+    ``s3://bucket/runs/t1.mp4``); a file that cannot be read becomes a note."""
+    def read_cover() -> bytes | None:
+        return read_media(cover) if cover else None
+
+    try:
+        size = media_size(path)
+        if size > MAX_READ_BYTES:
+            return _stand_in(f"video is {size / 1e6:.1f} MB, too large to embed", read_cover, "")
+        data = read_media(path)
+    except (OSError, GenlabError) as exc:  # missing, unreadable, or its store unreachable
+        return Shown(None, note=f"could not be read ({type(exc).__name__}: {exc})")
+    return shown_bytes(data, cover=read_cover)
+
+
+def _key(uri: str, salt: str) -> str:
+    digest = hashlib.blake2b(digest_size=6)
+    digest.update(salt.encode())
+    digest.update(uri[:4096].encode())
+    digest.update(str(len(uri)).encode())
+    return "genlab-z-" + digest.hexdigest()
+
+
+def tile_html(shown: Shown, *, salt: str = "", caption: str = "", alt: str = "",
+              extra: str = "", play: Play = "click") -> str:
+    """One media item as a compact tile with an enlarge switch (``caption`` is HTML).
+
+    ``extra`` is added to the ``<video>`` element's attributes (a gallery's sync handlers);
+    ``play="once"`` plays a video once, muted, when it appears.
+
+    Example:
+        >>> page = tile_html(Shown("img", "data:image/png;base64,AA=="), alt="a kite")
+        >>> '<img src="data:image/png;base64,AA=="' in page, "genlab-zoom" in page
+        (True, True)
+    """
+    if shown.tag is None:
+        return f'<div class="genlab-media"><div class="genlab-links">{caption}</div></div>'
+    key = _key(shown.uri, salt)
+    toggle = f'<input type="checkbox" class="genlab-zoom" id="{key}" hidden>'
+    grow = (
+        f'<label for="{key}"><span class="genlab-grow">&#10530; enlarge</span>'
+        f'<span class="genlab-shrink">&#10529; smaller</span></label>'
+    )
+    label = escape(alt)
+    if shown.tag == "video":
+        cover = f' poster="{shown.poster}"' if shown.poster else ""
+        how = ' autoplay muted preload="auto"' if play == "once" else ' preload="metadata"'
+        element = (f'<video controls playsinline{how} src="{shown.uri}"{cover}{extra}>'
+                   "</video>")
+        if shown.poster:  # stays where a host strips <video>; hidden by the style otherwise
+            element += f'<img class="genlab-poster" src="{shown.poster}" alt="{label}">'
+    else:
+        element = (
+            f'<label for="{key}" title="click to enlarge">'
+            f'<img src="{shown.uri}" alt="{label}"></label>'
+        )
+    links = " · ".join(part for part in (grow, caption) if part)
+    return (
+        f'<figure class="genlab-media">{toggle}{element}'
+        f'<figcaption class="genlab-links">{links}</figcaption></figure>'
+    )
+
+
+def original_link(path: Path | str) -> str:
+    """Where the original is: a link when the path is relative to the notebook's folder
+    (the Jupyter server serves it), else the path as text; with its size when known.
+
+    Example:
+        >>> original_link(Path("genlab-media/t1.mp4"))
+        'original: <a href="genlab-media/t1.mp4" target="_blank" download>t1.mp4</a>'
+    """
+    if isinstance(path, str):  # in a store: the browser cannot open it, so it is named
+        return f"original: <code>{escape(path)}</code>"
+    try:
+        size = f" ({_size(path.stat().st_size)})"
+    except OSError:
+        size = ""
+    try:
+        shown = Path(os.path.relpath(path)) if path.is_absolute() else path
+    except ValueError:  # another drive on Windows
+        shown = path
+    if shown.is_absolute() or shown.as_posix().startswith("../"):
+        return f"original: <code title='{escape(path)}'>{escape(path.name)}</code>{size}"
+    href = escape(shown.as_posix())
+    return (f'original: <a href="{href}" target="_blank" download>{escape(shown.name)}</a>'
+            f"{size}")
+
+
+def _size(count: int) -> str:
+    if count < 1_000_000:
+        return f"{count / 1000:.0f} kB"
+    return f"{count / 1e6:.1f} MB"
+
+
+def media_html(paths: Sequence[Path | str], *, play: Play = "click",
+               links: bool = True) -> str:
+    """Kept files as tiles: videos as their browser-playable preview with a poster and a
+    link to the original, images enlargeable; covers stand in only for videos too large to
+    embed, and other files (the JSON sidecar) are skipped.
+
+    Example:
+        >>> import pathlib, tempfile
+        >>> folder = pathlib.Path(tempfile.mkdtemp())
+        >>> (folder / "t1.json").write_text("{}")
+        2
+        >>> media_html([folder / "t1.json"])
+        ''
+    """
+    located = [media_location(p) for p in paths]
+    names = {Path(media_name(p)).stem: p for p in located}
+    videos: list[str] = []
+    images: list[str] = []
+    for where in located:
+        path = Path(media_name(where))
+        if path.suffix.lower() not in MEDIA_SUFFIXES or path.stem.endswith("_cover"):
+            continue
+        is_video = path.suffix.lower() in VIDEO_SUFFIXES
+        shown = shown_file(where, names.get(f"{path.stem}_cover"))
+        parts = []
+        if path.stem.endswith("_last_frame"):
+            parts.append("last frame")
+        if shown.note:
+            parts.append(escape(f"{path.name}: {shown.note}"))
+        if links:
+            parts.append(original_link(where))
+        tile = tile_html(shown, salt=str(where), caption=" · ".join(parts), alt=path.name,
+                         play=play if is_video else "click")
+        (videos if is_video else images).append(tile)
+    if not videos and not images:
+        return ""
+    return (f'<div class="genlab-medias"><style>{MEDIA_CSS}</style>'
+            f'{"".join(videos)}{"".join(images)}</div>')
+
+
+def media_facts(result: Result) -> str:
+    """The measured facts of a result's first media file, as one line.
+
+    Example:
+        >>> from genlab.media import MediaInfo
+        >>> media_facts(Result(task_id="t", status="succeeded", media=(MediaInfo(
+        ...     kind="video", width=1280, height=720, duration=5.0, fps=24.0,
+        ...     video_codec="h264", has_audio=False),)))
+        '1280×720 · 5.0 s · 24 fps · h264 · no audio'
+    """
+    if not result.media:
+        return ""
+    first = result.media[0]
+    parts: list[str] = []
+    if first.width and first.height:
+        parts.append(f"{first.width}×{first.height}")
+    if first.kind == "video":
+        if first.duration is not None:
+            parts.append(f"{first.duration:.1f} s")
+        if first.fps:
+            parts.append(f"{first.fps:g} fps")
+        if first.video_codec:
+            parts.append(first.video_codec)
+        parts.append(f"audio {first.audio_codec}" if first.has_audio and first.audio_codec
+                     else ("audio" if first.has_audio else "no audio"))
+    elif first.mime:
+        parts.append(first.mime.removeprefix("image/"))
+    images = [m for m in result.media if m.kind == "image"]
+    if len(images) > 1:
+        parts.append(f"{len(images)} images")
+    return " · ".join(parts)
+
+
+def result_html(result: Result, *, play: Play = "once", links: bool = True,
+                media: bool = True) -> str:
+    """The card of one result (see the module docstring): ``play`` says whether its video
+    plays once when shown or waits for a click; ``links`` whether originals are linked;
+    ``media=False`` leaves the media out (a view that shows them elsewhere)."""
+    facts = [f"task {result.task_id}"]
+    if result.seconds is not None:
+        facts.append(f"{result.seconds:.1f} s")
+    if result.completed_at is not None:
+        facts.append(f"{result.completed_at:%Y-%m-%d %H:%M} UTC")
+    if result.credits is not None:
+        facts.append(f"{result.credits:,} credits")
+    told = text(result.note, MUTED, tag="div", cls="genlab-note") if result.note else ""
+    if result.error is not None:
+        whole = card(result.model, result.status, facts,
+                     f"{result.error.code}: {result.error.message}", note_colour=ERROR)
+        return f"<div class='genlab-record'>{told}{whole}</div>"
+    request = result.request or {}
+    settings = [f"{k} {v}" for k, v in request.items()
+                if k not in ("model", "prompt") and isinstance(v, str | int | float | bool)
+                and v is not False]
+    note = ""
+    if settings:
+        note = " · ".join(settings[:SHOWN_FIELDS]) + (" …" if len(settings) > SHOWN_FIELDS
+                                                      else "")
+    body = result_body_html(result, play=play, links=links, media=media)
+    whole = card(result.model, result.status, facts, note, body=body)
+    return f"<div class='genlab-record'>{told}{whole}</div>"
+
+
+def result_body_html(result: Result, *, play: Play = "once", links: bool = True,
+                     media: bool = True, prompt: bool = True) -> str:
+    """What a card shows under its header: the media's measured facts, what differs from
+    the request, the prompt and the media; for views that draw their own header (the
+    Studio's task cards)."""
+    body = ""
+    measured = media_facts(result)
+    if measured:
+        body += text(measured, MUTED, tag="div", size="85%", cls="genlab-facts")
+    if result.mismatches:
+        body += text("not as asked: " + "; ".join(result.mismatches), WARNING, tag="div",
+                     size="85%", cls="genlab-mismatch")
+    said = result.prompt
+    if prompt and said:
+        body += text(said, tag="div", css="white-space:pre-wrap;overflow-wrap:anywhere;"
+                     "max-width:60em;margin-top:4px")
+    if media:
+        shown = media_html(result.paths, play=play, links=links) if result.paths else ""
+        if not shown and result.succeeded:
+            shown = text("not kept here: client.download(result) saves its media "
+                         "(links expire)", MUTED, tag="div", size="85%")
+        body += shown
+    return body
+
+
+def results_html(results: Iterable[Result], *, play: Play = "click") -> str:
+    """Several results as a grid of cards (their videos wait for a click)."""
+    return grid(result_html(r, play=play) for r in results)
+
+
+def outcomes_html(outcomes: Iterable[Any]) -> str:
+    """A ``map`` (or ``compare``) outcome list as a grid: each result's card, or the error
+    that kept a request from one, escaped (each outcome draws itself)."""
+    return grid(outcome._repr_html_() for outcome in outcomes)
+
+
+__all__ = [
+    "MEDIA_CSS",
+    "TILE_WIDTH",
+    "Shown",
+    "data_uri",
+    "media_facts",
+    "media_html",
+    "original_link",
+    "outcomes_html",
+    "result_body_html",
+    "result_html",
+    "results_html",
+    "shown_bytes",
+    "shown_file",
+    "tile_html",
+]
