@@ -25,6 +25,7 @@ TITLES = {
     "bench_reuse": "Reuse: content-address lookup on a 100,000-task history (median)",
     "bench_embed": "Notebook size: bytes a video result adds when embedded (previews)",
     "bench_widgets": "Studio widgets",
+    "bench_card": "A kept result's card: time to draw (median of 5)",
     "bench_client_memory": "Client memory: growth after 2,000 image tasks with 1 MB data: URIs",
     "bench_rating": "Rating: leaderboard of 100,000 votes, 20 models; the next pair (median)",
 }
