@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from genlab.display import LINK, MUTED, escape
-from genlab.media import media_location, media_name
-from genlab.report._media import _MEDIA_SUFFIXES, _VIDEO_SUFFIXES, TILE_WIDTH, Embed, embed_file
+from genlab.media import MEDIA_SUFFIXES, VIDEO_SUFFIXES, media_location, media_name
+from genlab.report._media import TILE_WIDTH, Embed, embed_file
 
 MEDIA_CSS = f"""
 .genlab-medias {{ display: flex; flex-wrap: wrap; gap: 6px; align-items: flex-start; }}
@@ -122,9 +122,9 @@ def media_html(paths: Sequence[Path | str]) -> str:
     images: list[str] = []
     for where in located:
         path = Path(media_name(where))  # its name: suffix and stem decide what it is
-        if path.suffix.lower() not in _MEDIA_SUFFIXES or path.stem.endswith("_cover"):
+        if path.suffix.lower() not in MEDIA_SUFFIXES or path.stem.endswith("_cover"):
             continue
-        is_video = path.suffix.lower() in _VIDEO_SUFFIXES
+        is_video = path.suffix.lower() in VIDEO_SUFFIXES
         shown = embed_file(where, names.get(f"{path.stem}_cover"))
         parts = []
         if path.stem.endswith("_last_frame"):
