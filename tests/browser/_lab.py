@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -45,13 +47,100 @@ def notebook_text(*cells: Any) -> str:
     return str(nbformat.writes(notebook))
 
 
-def chromium(playwright: Any, build: Path) -> Any:
-    """Debian's Chromium, headless, asking nothing of the network; its files under ``build``."""
+CLOSE_WAIT = 60.0
+"""Seconds a browser's close may take before its processes are killed."""
+
+
+def chromium(playwright: Any, build: Path) -> GuardedBrowser:
+    """Debian's Chromium, headless, asking nothing of the network; its files under ``build``.
+
+    Its ``close()`` cannot hang the run: see :class:`GuardedBrowser`."""
     if not Path(CHROMIUM).exists():
         raise FileNotFoundError(f"{CHROMIUM} is missing: run `make test-browser`, which "
                                 "installs it")
-    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                      env=browser_env(build), args=CHROMIUM_ARGS)
+    before = _descendants()
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                         env=browser_env(build), args=CHROMIUM_ARGS)
+    return GuardedBrowser(browser, *_launched(before))
+
+
+class GuardedBrowser:
+    """A Playwright browser whose ``close()`` returns within :data:`CLOSE_WAIT` seconds and
+    a little more, whatever Chromium does.
+
+    A renderer that dies can leave Chromium spinning in the kernel, ignoring even SIGKILL, and
+    Playwright's close then waits for ever. Past the wait, the watchdog kills this browser's
+    process group (Playwright starts Chromium as its own group), then, if close still has not
+    returned, the Playwright driver that launched it, which ends the pending close with an error
+    that is reported and swallowed. Everything else is the browser's own."""
+
+    def __init__(self, browser: Any, group: int | None, driver: int | None) -> None:
+        self._browser = browser
+        self._group = group
+        self._driver = driver
+        self.killed: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._browser, name)
+
+    def close(self, wait: float = CLOSE_WAIT) -> None:
+        closed = threading.Event()
+
+        def watchdog() -> None:
+            if closed.wait(wait):
+                return
+            if self._group is not None:
+                self._kill(self._group, group=True)
+            if not closed.wait(5) and self._driver is not None:
+                self._kill(self._driver, group=False)
+
+        guard = threading.Thread(target=watchdog, name="browser-close-watchdog", daemon=True)
+        guard.start()
+        try:
+            self._browser.close()
+        except Exception as exc:
+            if not self.killed:
+                raise
+            print(f"browser close ended by killing {', '.join(self.killed)}: {exc}",
+                  file=sys.stderr)
+        finally:
+            closed.set()
+            guard.join()
+
+    def _kill(self, pid: int, *, group: bool) -> None:
+        if pid <= 1 or pid == os.getpid() or (group and pid == os.getpgrp()):
+            return  # never this process or its own group
+        what = f"Chromium's process group {pid}" if group else f"the Playwright driver {pid}"
+        try:
+            (os.killpg if group else os.kill)(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            return
+        self.killed.append(what)
+        print(f"browser close did not return: killed {what}", file=sys.stderr)
+
+
+def _descendants() -> dict[int, Any]:
+    import psutil
+
+    return {p.pid: p for p in psutil.Process().children(recursive=True)}
+
+
+def _launched(before: dict[int, Any]) -> tuple[int | None, int | None]:
+    """The process group of the Chromium just launched and the driver that launched it."""
+    import psutil
+
+    for pid, process in _descendants().items():
+        if pid in before:
+            continue
+        try:
+            if os.getpgid(pid) != pid:
+                continue
+            parent = process.parent()
+            if parent is not None and "playwright" in " ".join(parent.cmdline()):
+                return pid, parent.pid
+        except (psutil.Error, ProcessLookupError):
+            continue
+    return None, None
 
 
 def _free_port() -> int:
@@ -155,3 +244,51 @@ def jupyterlab(build: Path, frontend: Frontend = "lab", *,
             process.kill()
             process.wait()
         log.close()
+
+
+_SCROLL_TO = """
+(e, offset) => {
+  let s = e.parentElement;
+  while (s && !(s.scrollHeight > s.clientHeight
+                && /(auto|scroll)/.test(getComputedStyle(s).overflowY))) s = s.parentElement;
+  s = s || document.scrollingElement;
+  const top = () => s === document.scrollingElement ? 0 : s.getBoundingClientRect().top;
+  s.scrollTop += e.getBoundingClientRect().top + offset - top();
+  const r = e.getBoundingClientRect();
+  const shownTop = Math.max(r.top + offset, top(), 0);
+  const bottom = Math.min(r.bottom, s === document.scrollingElement ? innerHeight
+                          : s.getBoundingClientRect().bottom, innerHeight);
+  return {x: Math.max(r.left, 0), y: shownTop, width: Math.min(r.width, innerWidth),
+          height: bottom - shownTop, start: shownTop - r.top, whole: r.height};
+}
+"""
+
+
+def tall_screenshot(page: Any, locator: Any, path: Path) -> None:
+    """The whole of an element taller than the window, on a window of ordinary size: it is
+    scrolled through its scrolling ancestor (JupyterLab scrolls the notebook, not the page, so
+    ``full_page`` shows no more than the window) a window's height at a time, and the pieces
+    are joined. Never resize the window to fit tall content: very tall windows have crashed
+    Chromium's renderer."""
+    from io import BytesIO
+
+    from PIL import Image
+
+    pieces: list[tuple[float, Image.Image]] = []
+    offset, whole, scale = 0.0, 1.0, 1.0
+    while offset < whole - 0.5:
+        box = locator.evaluate(_SCROLL_TO, offset)
+        if box["height"] < 1:
+            break
+        page.wait_for_timeout(200)  # scrolled content paints
+        clip = {k: box[k] for k in ("x", "y", "width", "height")}
+        piece = Image.open(BytesIO(page.screenshot(clip=clip)))
+        scale = piece.width / box["width"]  # device pixels per CSS pixel
+        pieces.append((box["start"], piece))
+        offset, whole = box["start"] + box["height"], box["whole"]
+    if not pieces:
+        raise AssertionError(f"nothing of {locator} is in view to take a picture of")
+    joined = Image.new("RGB", (pieces[0][1].width, round(offset * scale)))
+    for start, piece in pieces:
+        joined.paste(piece, (0, round(start * scale)))
+    joined.save(path)
