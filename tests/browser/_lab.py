@@ -182,7 +182,7 @@ def jupyterlab(build: Path, frontend: Frontend = "lab", *,
         shutil.rmtree(build)
     work = build / "notebooks"
     shutil.copytree(ROOT / "notebooks", work,
-                    ignore=shutil.ignore_patterns(".genlab", "genlab-output"))
+                    ignore=shutil.ignore_patterns(".genlab", "genlab-output", "genlab-media"))
     settings = build / "user-settings" / "@jupyterlab"
     (settings / "notebook-extension").mkdir(parents=True)
     (settings / "notebook-extension" / "tracker.jupyterlab-settings").write_text(
