@@ -172,12 +172,14 @@ def notebook_url(base: str, name: str, frontend: Frontend = "lab") -> str:
 
 @contextmanager
 def jupyterlab(build: Path, frontend: Frontend = "lab", *,
-               app_settings: bool = False) -> Iterator[str]:
+               app_settings: bool = False, autosave: int | None = None) -> Iterator[str]:
     """JupyterLab (or Notebook 7, ``frontend="notebook"``) serving a copy of notebooks/ in
-    ``build``/notebooks; its base URL.
+    ``build``/notebooks; its base URL. Its server runs with binder/jupyter_server_config.json,
+    as ``make lab`` and Binder's do.
 
     ``app_settings``: with the settings ``make lab`` and Binder install
-    (binder/jupyterlab-settings.json, read as the environment's overrides)."""
+    (binder/jupyterlab-settings.json, read as the environment's overrides).
+    ``autosave``: seconds between autosaves (JupyterLab's default is 120)."""
     if build.exists():
         shutil.rmtree(build)
     work = build / "notebooks"
@@ -188,6 +190,11 @@ def jupyterlab(build: Path, frontend: Frontend = "lab", *,
     (settings / "notebook-extension" / "tracker.jupyterlab-settings").write_text(
         '{"windowingMode": "none"}'  # render every cell, not only those in view
     )
+    if autosave is not None:
+        (settings / "docmanager-extension").mkdir(parents=True)
+        (settings / "docmanager-extension" / "plugin.jupyterlab-settings").write_text(
+            f'{{"autosaveInterval": {int(autosave)}}}'
+        )
     (settings / "apputils-extension").mkdir(parents=True)
     (settings / "apputils-extension" / "notification.jupyterlab-settings").write_text(
         '{"fetchNews": "false", "checkForUpdates": false}'
@@ -203,6 +210,8 @@ def jupyterlab(build: Path, frontend: Frontend = "lab", *,
                       ("XDG_DATA_HOME", "xdg-data")):
         (home / sub).mkdir(parents=True, exist_ok=True)
         env[name] = str(home / sub)
+    shutil.copyfile(ROOT / "binder" / "jupyter_server_config.json",
+                    home / "config" / "jupyter_server_config.json")
     app = "LabApp" if frontend == "lab" else "JupyterNotebookApp"
     command = [
         sys.executable, "-m", "jupyterlab" if frontend == "lab" else "notebook",
