@@ -301,3 +301,44 @@ def tall_screenshot(page: Any, locator: Any, path: Path) -> None:
     for start, piece in pieces:
         joined.paste(piece, (0, round(start * scale)))
     joined.save(path)
+
+
+def wait_until(condition: Any, what: str, timeout: float = 240) -> None:
+    """Poll ``condition`` until it holds; fail naming ``what`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting for {what}")
+        time.sleep(0.5)
+
+
+def kernels_idle(base: str) -> bool:
+    """The server runs kernels, and all of them are idle."""
+    kernels = httpx.get(f"{base}/api/kernels", timeout=10).json()
+    return bool(kernels) and all(k["execution_state"] == "idle" for k in kernels)
+
+
+def shut_down_kernels(base: str) -> None:
+    """End every session and its kernel, as a person closing the notebook would."""
+    for session in httpx.get(f"{base}/api/sessions", timeout=10).json():
+        httpx.delete(f"{base}/api/sessions/{session['id']}", timeout=30)
+    wait_until(lambda: httpx.get(f"{base}/api/kernels", timeout=10).json() == [],
+               "the kernels to shut down", 60)
+
+
+def run_all(page: Any, base: str, shown: str) -> None:
+    """Run every cell once the kernel is idle (a run sent before it is ready is dropped), in
+    JupyterLab or Notebook 7, until the selector ``shown`` appears."""
+    for attempt in range(3):
+        wait_until(lambda: kernels_idle(base), "an idle kernel", 300)
+        # The page may still be connecting to it ("Kernel Initializing" in Notebook 7).
+        page.get_by_text("Kernel Initializing").wait_for(state="hidden")
+        try:
+            page.get_by_role("menuitem", name="Run", exact=True).click()
+            page.get_by_text("Run All Cells", exact=True).click(timeout=20_000)
+            page.locator(shown).first.wait_for(state="visible", timeout=300_000)
+            return
+        except Exception:
+            page.keyboard.press("Escape")  # a menu left open
+            if attempt == 2:
+                raise
