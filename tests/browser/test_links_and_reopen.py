@@ -201,7 +201,9 @@ def test_a_saved_studio_reopens_with_its_saved_view_again_and_again(
                 wait_until(lambda: saved.stat().st_mtime_ns != before,  # noqa: B023
                            "the reopened notebook saved", 60)
                 page.wait_for_timeout(AUTOSAVE * 1000 + 1000)  # an autosave may follow
-                assert _state_has_studio(saved), (opening, _notebook(saved).get("metadata"))
+                # Read once the file is whole again (a save may be under way).
+                wait_until(lambda: _state_has_studio(saved), "the Studio's state in the saved "
+                           f"file after opening {opening}", 30)
         except BaseException:
             page.screenshot(path=str(BUILD / f"{frontend}-reopen-failure.png"), full_page=True)
             raise
