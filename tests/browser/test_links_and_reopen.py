@@ -108,8 +108,9 @@ def test_original_links_give_the_browser_the_kept_file(
                 assert Path(download.path()).read_bytes() == kept.read_bytes(), name
                 assert name in link.inner_text()  # the link names the file it gives
                 got.append(name)
-            # Every result's original: the video's, and the image's when its card links it.
+            # Every result's original: the video's and the image's.
             assert any(name.endswith(".mp4") for name in got), got
+            assert any(name.endswith(".png") for name in got), got
         except BaseException:
             page.screenshot(path=str(BUILD / f"{frontend}-links-failure.png"), full_page=True)
             raise
