@@ -41,6 +41,7 @@ from genlab._wire import TaskError
 from genlab.catalog import CATALOG, GenerationRequest, Mode, estimate_credits, validate
 from genlab.client import AsyncClient, Budget, Client, ImageResult, Task, TaskRecord, VideoResult
 from genlab.client.journal import Reused
+from genlab.media import MediaInfo, Result
 
 if typing.TYPE_CHECKING:
     from genlab.comparison import Comparison, compare
@@ -94,10 +95,12 @@ __all__ = [
     "InvalidParameterError",
     "InvalidPromptError",
     "MediaError",
+    "MediaInfo",
     "Mode",
     "NotFoundError",
     "QuotaExceededError",
     "RateLimitError",
+    "Result",
     "Reused",
     "ServerError",
     "SubmissionUncertainError",

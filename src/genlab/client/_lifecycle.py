@@ -89,7 +89,13 @@ from genlab.client._tracking import (
     unreadable_at_deadline,
 )
 from genlab.client._transport import Http
-from genlab.client.journal import JournalWriter, Reused, SubmitEntry, TaskJournal
+from genlab.client.journal import (
+    JournalWriter,
+    Reused,
+    SubmitEntry,
+    TaskJournal,
+    record_results,
+)
 from genlab.display import grid
 from genlab.media import Location, MediaInfo, Result, media_name, provenance_for, stamp_file
 
@@ -351,8 +357,8 @@ class Generations:
         await asyncio.to_thread(_stamp, here, record, paths)
         facts = await asyncio.to_thread(measure, paths)  # once, from the kept files
         result = self.describe(record, here, kept=tuple(str(p) for p in paths), media=facts)
-        self.writer.record("results_saved", self.journal.results_saved, record.task_id, paths,
-                           facts, result.mismatches)
+        self.writer.record("results_saved", record_results, self.journal, record.task_id,
+                           paths, facts, result.mismatches)
         return result
 
     async def _poll(self, here: Tracked) -> tuple[TaskRecord | None, float | None]:

@@ -277,7 +277,7 @@ def gallery(df: pd.DataFrame, **options: Any) -> HTML:
 def _cell(name: str, value: Any) -> str:
     if is_missing(value):
         return "–"
-    if name == "success_rate":
+    if name in ("success_rate", "as_asked"):
         return f"{float(value):.0%}"
     if name.endswith("_seconds"):
         return f"{float(value):.1f}"
