@@ -30,6 +30,7 @@ from genlab._errors import GenlabError, MediaError
 from genlab.client import data_uri
 from genlab.media import (
     MEDIA_SUFFIXES,
+    SNIFF_BYTES,
     VIDEO_SUFFIXES,
     media_location,
     media_name,
@@ -267,7 +268,7 @@ def embed_file(
 
 def _is_video(data: bytes) -> bool:
     """True for a video: when it is too large to embed, its cover stands in."""
-    found = sniff(data[:64])
+    found = sniff(data[:SNIFF_BYTES])
     return found is not None and found.mime.startswith("video/")
 
 
