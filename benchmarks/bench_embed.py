@@ -70,6 +70,7 @@ def camera_clip(path: Path, width: int, height: int, seconds: float, *, seed: in
         stream: Any = out.add_stream("libx264", rate=fps)
         stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
         stream.options = {"crf": SOURCE_CRF, "preset": "ultrafast" if grains else "veryfast"}
+        track = _aac_track(out) if sound else None
         for i in range(frames):
             dx, dy = int(i * 400 / frames), int(100 + 90 * np.sin(i / 20))
             view = scene[dy:dy + height, dx:dx + width].copy()
@@ -85,20 +86,24 @@ def camera_clip(path: Path, width: int, height: int, seconds: float, *, seed: in
                 out.mux(packet)
         for packet in stream.encode(None):
             out.mux(packet)
-        if sound:
-            _aac(out, seconds, rng)
+        if track is not None:
+            _aac(out, track, seconds, rng)
     return path
 
 
-def _aac(out: Any, seconds: float, rng: Any) -> None:
-    """An AAC stereo track: a tone with a little noise, ``seconds`` long."""
+def _aac_track(out: Any) -> Any:
+    track = out.add_stream("aac", rate=48000)
+    track.layout = "stereo"
+    track.bit_rate = 128_000
+    return track
+
+
+def _aac(out: Any, track: Any, seconds: float, rng: Any) -> None:
+    """``seconds`` of AAC stereo sound: a tone with a little noise."""
     import av
     import numpy as np
 
     rate = 48000
-    track: Any = out.add_stream("aac", rate=rate)
-    track.layout = "stereo"
-    track.bit_rate = 128_000
     total = int(seconds * rate)
     t = np.arange(total) / rate
     tone = (0.2 * np.sin(2 * np.pi * 330 * t) + rng.normal(0, 0.02, total)).astype(np.float32)
