@@ -26,7 +26,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Literal
 
-from genlab.media._sniff import PNG, sniff
+from genlab.media._sniff import PNG, SNIFF_BYTES, sniff
 
 logger = logging.getLogger("genlab")
 
@@ -121,7 +121,7 @@ def probe(source: bytes | str | os.PathLike[str]) -> MediaInfo:
         MediaInfo(kind=None, mime=None, extension=None, bytes=22, width=None, height=None, duration=None, fps=None, frames=None, video_codec=None, pix_fmt=None, bit_depth=None, profile=None, audio_codec=None, has_audio=False, images=1)
     """  # noqa: E501
     data = source if isinstance(source, bytes) else Path(source).read_bytes()
-    found = sniff(data[:64])
+    found = sniff(data[:SNIFF_BYTES])
     base = MediaInfo(
         kind=_kind(found.mime if found else None),
         mime=found.mime if found else None,

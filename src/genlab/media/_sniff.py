@@ -103,7 +103,7 @@ def _isobmff(head: bytes) -> Sniffed:
 
 def _ebml(head: bytes) -> Sniffed:
     # DocType element: ID 0x4282, a one-byte size (0x80 | n), then the ASCII name.
-    at = head.find(b"\x42\x82")
+    at = head.find(b"\x42\x82", 0, SNIFF_BYTES)
     if at >= 0 and at + 3 < len(head):
         length = head[at + 2] & 0x7F
         if head[at + 3:at + 3 + length] == b"matroska":

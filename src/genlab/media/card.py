@@ -40,6 +40,7 @@ from genlab._errors import GenlabError, MediaError
 from genlab.display import ERROR, LINK, MUTED, WARNING, card, escape, grid, text
 from genlab.media import (
     MEDIA_SUFFIXES,
+    SNIFF_BYTES,
     VIDEO_SUFFIXES,
     media_location,
     media_name,
@@ -176,7 +177,7 @@ def shown_file(
 
 def _is_video(data: bytes) -> bool:
     """True for a video: when it is too large to embed, its cover stands in."""
-    found = sniff(data[:64])
+    found = sniff(data[:SNIFF_BYTES])
     return found is not None and found.mime.startswith("video/")
 
 

@@ -44,7 +44,7 @@ from fractions import Fraction
 from typing import Any, Literal
 
 from genlab.media._info import MediaInfo, probe
-from genlab.media._sniff import sniff
+from genlab.media._sniff import SNIFF_BYTES, sniff
 
 __all__ = [
     "BROWSER_IMAGES",
@@ -371,7 +371,7 @@ def embed(
         >>> embed(b"GIF89a" + bytes(8), max_bytes=4).note
         'image is 0.0 MB, too large to embed'
     """
-    found = sniff(data[:64])
+    found = sniff(data[:SNIFF_BYTES])
     if found is None:
         return Embed(None, note="media in an unrecognised format")
     mime = found.mime
@@ -386,7 +386,7 @@ def embed(
 
 def _embed_video(data: bytes, mime: str, width: int, max_bytes: int) -> Embed:
     shown = video_preview(data, width=width)
-    known = sniff(shown[:64])
+    known = sniff(shown[:SNIFF_BYTES])
     shown_mime = known.mime if known else mime
     frame = poster(shown, width=width)
     if len(shown) > max_bytes:
