@@ -267,11 +267,15 @@ def _app(args: argparse.Namespace) -> int:
     # notebook: ./.genlab/, unless GENLAB_HISTORY says otherwise.
     env = dict(os.environ)
     env.setdefault("GENLAB_HISTORY", str(Path.cwd() / ".genlab" / "history.sqlite"))
+    # genlab's page template (voila/templates/genlab): Voila's lab template without the
+    # stylesheets it loads from a CDN, so the page reaches no host but this one.
+    templates = str(Path(__file__).resolve().parent / "_voila")
+    env["JUPYTER_PATH"] = os.pathsep.join(p for p in (templates, env.get("JUPYTER_PATH")) if p)
     with tempfile.TemporaryDirectory(prefix="genlab-app-") as work:
         page = Path(work) / APP_NOTEBOOK.name
         shutil.copyfile(notebook, page)
         command = [sys.executable, "-m", "voila", str(page), f"--port={args.port}",
-                   "--Voila.ip=127.0.0.1", f"--theme={args.theme}"]
+                   "--Voila.ip=127.0.0.1", f"--theme={args.theme}", "--template=genlab"]
         if args.no_browser:
             command.append("--no-browser")
         print(f"genlab app: the Studio as a page at http://127.0.0.1:{args.port}/ "

@@ -109,7 +109,9 @@ def test_the_app_shows_the_studio_without_code_and_plays_a_video(
                 # A page of widgets: no code cell, no editor, not the notebook's source.
                 text = page.inner_text("body")
                 assert "genlab.connect()" not in text and "import genlab" not in text
-                for selector in (".jp-InputArea", ".cm-editor", ".jp-InputPrompt"):
+                # (Rendered markdown sits in an input area too: only code cells' are code.)
+                for selector in (".jp-CodeCell .jp-InputArea", ".jp-InputArea-editor",
+                                 ".cm-editor", ".CodeMirror", ".jp-InputPrompt"):
                     assert page.locator(f"{selector} >> visible=true").count() == 0, selector
                 luminance = page.evaluate(_BACKGROUND_LUMINANCE)
                 assert luminance < 0.2 if theme == "dark" else luminance > 0.8, luminance
