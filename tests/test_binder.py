@@ -119,3 +119,14 @@ def test_notebooks_are_saved_without_secrets_or_stray_outputs(notebook: Path) ->
         if cell["cell_type"] == "code" and cell.get("outputs"):
             # Only outputs nbval compares are kept in the repository.
             assert "".join(cell["source"]).startswith("# NBVAL_CHECK_OUTPUT")
+
+
+def test_the_app_badge_opens_the_apps_notebook_through_voila() -> None:
+    """The README's second badge: Binder's Voila renders notebooks/app/studio.ipynb."""
+    readme = (ROOT / "README.md").read_text()
+    pages = re.findall(r"urlpath=voila/render/([^)\s]+)", readme)
+    assert pages == ["notebooks/app/studio.ipynb"]
+    assert (ROOT / pages[0]).is_file()
+    lines = (ROOT / "binder" / "requirements.txt").read_text().splitlines()
+    assert "voila" in {_requirement_name(line) for line in lines
+                       if line.strip() and not line.startswith("#")}

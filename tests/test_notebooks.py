@@ -40,3 +40,32 @@ def test_notebooks_are_stored_without_media(notebook: Path) -> None:
     assert "base64" not in outputs and "video/mp4" not in outputs
     assert "widgets" not in stored["metadata"]  # no stale widget state with media in it
     assert notebook.stat().st_size < 64_000
+
+
+def _committed() -> list[Path]:
+    """Every notebook of the repository (not those of the venv, builds or checkpoints)."""
+    skip = {".venv", "build", ".ipynb_checkpoints", "node_modules", ".git", "genlab-output"}
+    found = []
+    for folder, subfolders, files in os.walk(NOTEBOOKS.parent):
+        subfolders[:] = [d for d in subfolders if d not in skip and not d.startswith(".")]
+        found += [Path(folder) / f for f in files if f.endswith(".ipynb")]
+    return sorted(found)
+
+
+_COMMITTED = _committed()
+
+
+def test_every_committed_notebook_is_found() -> None:
+    names = {str(p.relative_to(NOTEBOOKS.parent)) for p in _COMMITTED}
+    assert "notebooks/01-quickstart.ipynb" in names
+    assert "notebooks/reports/comparison-report.ipynb" in names
+
+
+@pytest.mark.parametrize("notebook", _COMMITTED, ids=lambda p: p.name)
+def test_every_committed_notebook_is_valid_nbformat(notebook: Path) -> None:
+    """Jupyter's own schema: an invalid notebook makes the server log "Notebook JSON is
+    invalid" and may be rewritten (or refused) by the front ends."""
+    import nbformat
+
+    stored = nbformat.read(notebook, as_version=nbformat.NO_CONVERT)
+    nbformat.validate(stored)  # raises ValidationError, naming the cell and the property

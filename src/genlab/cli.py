@@ -1,31 +1,131 @@
-"""The ``genlab`` command: ``genlab serve`` runs the emulator, ``genlab demo`` the main job,
-``genlab report`` a parameterised notebook into one HTML page."""
+"""The ``genlab`` command: ``genlab demo`` runs the main job, ``genlab serve`` the emulator,
+``genlab app`` the Studio as a page, ``genlab notebooks`` copies the tutorials out, and
+``genlab report`` turns a parameterised notebook into one HTML page."""
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
+import shutil
 import signal
+import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
+from importlib import metadata
 from pathlib import Path
+from types import ModuleType
 
-import uvicorn
+from genlab._version import __version__
 
-from genlab.emulator import (
-    DEFAULT_API_KEY,
-    KEEP_ALIVE,
-    PROFILES,
-    FaultConfig,
-    ProfileApp,
-    bind_profile,
-    check_api_key,
-    create_app,
-    get_profile,
-)
+# The emulator's defaults, as `genlab.emulator` has them (kept here so `genlab --help` works in
+# an install without the emulator extra; tests/test_cli.py checks they agree).
+DEFAULT_API_KEY = "emulator"
+
+# What each command needs beyond genlab's own dependencies: the extras named in pyproject.toml.
+NEEDS: dict[str, tuple[str, ...]] = {
+    "serve": ("emulator",),
+    "demo": ("emulator", "notebook"),
+    "app": ("app",),
+    "report": ("reports",),
+}
+
+_EXTRA = re.compile(r"""extra\s*==\s*["']([^"']+)["']""")
+
+
+def _requirements(extra: str, seen: set[str] | None = None) -> list[str]:
+    """The distributions genlab's ``extra`` brings in (extras naming extras followed)."""
+    seen = set() if seen is None else seen
+    if extra in seen:
+        return []
+    seen.add(extra)
+    found: list[str] = []
+    for spec in metadata.requires("genlab") or []:
+        marker = _EXTRA.search(spec)
+        if marker is None or marker.group(1) != extra:
+            continue
+        name = re.split(r"[\s\[<>=!~;(]", spec.strip(), maxsplit=1)[0]
+        if name.lower() == "genlab":
+            inner = re.search(r"\[([^\]]+)\]", spec)
+            for nested in (inner.group(1).split(",") if inner else []):
+                found += _requirements(nested.strip(), seen)
+        else:
+            found.append(name)
+    return found
+
+
+def missing_extras(command: str) -> tuple[list[str], list[str]]:
+    """The extras ``command`` needs that are not installed, and one missing distribution of
+    each (empty lists when all is there, or when genlab's metadata cannot be read: a source
+    checkout on ``PYTHONPATH``; the command's imports then say what is missing)."""
+    extras: list[str] = []
+    absent: list[str] = []
+    for extra in NEEDS.get(command, ()):
+        try:
+            wanted = _requirements(extra)
+        except metadata.PackageNotFoundError:
+            return [], []
+        for name in wanted:
+            try:
+                metadata.version(name)
+            except metadata.PackageNotFoundError:
+                extras.append(extra)
+                absent.append(name)
+                break
+    return extras, absent
+
+
+def _install_hint(command: str, extras: Sequence[str], missing: str) -> str:
+    return (f"genlab {command}: {missing} is not installed; genlab {command} needs "
+            f"pip install 'genlab[{','.join(extras)}]'")
+
+
+def _needs_extras(command: str) -> bool:
+    """Say which extras ``command`` lacks (and how to install them); whether it lacks any."""
+    extras, absent = missing_extras(command)
+    if extras:
+        print(_install_hint(command, extras, absent[0]), file=sys.stderr)
+    return bool(extras)
+
+
+def _import_failed(command: str, exc: ImportError) -> int:
+    """An import that failed anyway (a source checkout, a broken install): name the extras."""
+    print(_install_hint(command, NEEDS.get(command, ()), exc.name or str(exc)), file=sys.stderr)
+    return 2
+
+
+def _emulator() -> ModuleType | None:
+    """``genlab.emulator`` when its extra is installed."""
+    try:
+        from genlab import emulator
+    except ImportError:
+        return None
+    return emulator
 
 
 def _serve(args: argparse.Namespace) -> int:
+    if _needs_extras("serve"):
+        return 2
+    try:
+        # Imported on use: uvicorn and the emulator are the emulator extra's.
+        import uvicorn
+
+        from genlab.emulator import (
+            KEEP_ALIVE,
+            FaultConfig,
+            ProfileApp,
+            bind_profile,
+            check_api_key,
+            create_app,
+            get_profile,
+        )
+    except ImportError as exc:
+        return _import_failed("serve", exc)
+    if args.profile not in _profile_names():
+        print(f"genlab serve: no profile {args.profile!r}; choose one of "
+              f"{', '.join(_profile_names())}", file=sys.stderr)
+        return 2
     try:
         check_api_key(args.api_key)
     except ValueError as exc:
@@ -91,10 +191,119 @@ def _stop(signum: int, frame: object) -> None:
 
 
 def _demo(args: argparse.Namespace) -> int:
+    if _needs_extras("demo"):
+        return 2
     # Imported on use: the demo brings pandas and matplotlib, which `genlab serve` never needs.
     from genlab._demo import run_demo
 
-    return run_demo(output=args.output, time_scale=args.time_scale)
+    try:
+        return run_demo(output=args.output, time_scale=args.time_scale)
+    except ImportError as exc:
+        return _import_failed("demo", exc)
+
+
+def notebooks_source() -> Path:
+    """Where the tutorial notebooks are: inside the installed package (a wheel), else the
+    checkout's notebooks/ (an editable install, or ``src/`` on ``PYTHONPATH``)."""
+    package = Path(__file__).resolve().parent
+    shipped = package / "notebooks"
+    if shipped.is_dir():
+        return shipped
+    checkout = package.parents[1] / "notebooks"
+    if checkout.is_dir():
+        return checkout
+    raise FileNotFoundError(f"this genlab has no notebooks (looked in {shipped} and "
+                            f"{checkout}); reinstall it: pip install --force-reinstall genlab")
+
+
+def tutorial_files(source: Path) -> list[Path]:
+    """The files ``genlab notebooks`` copies, relative to ``source``: the tutorials, the report
+    and app notebooks, and nbval's sanitizing rules (a checkout's test hooks stay behind)."""
+    patterns = ("*.ipynb", "reports/*.ipynb", "app/*.ipynb", "sanitize.cfg")
+    return sorted({p.relative_to(source) for pattern in patterns for p in source.glob(pattern)
+                   if p.is_file()})
+
+
+def _notebooks(args: argparse.Namespace) -> int:
+    try:
+        source = notebooks_source()
+    except FileNotFoundError as exc:
+        print(f"genlab notebooks: {exc}", file=sys.stderr)
+        return 1
+    target = Path(args.dir)
+    files = tutorial_files(source)
+    there = [str(target / f) for f in files if (target / f).exists()]
+    if there:
+        print(f"genlab notebooks: {len(there)} file(s) already there, copied nothing (genlab "
+              f"never overwrites): {', '.join(there[:3])}{' ...' if len(there) > 3 else ''}; "
+              "choose another folder, e.g. genlab notebooks genlab-notebooks-2", file=sys.stderr)
+        return 2
+    for name in files:
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source / name, target / name)
+    print(f"copied {len(files)} file(s) into {target}/:")
+    for name in files:
+        print(f"  {name}")
+    print(f"open them with: jupyter lab {target}   (pip install 'genlab[lab]' brings JupyterLab)")
+    return 0
+
+
+APP_NOTEBOOK = Path("app") / "studio.ipynb"
+
+
+def _app(args: argparse.Namespace) -> int:
+    if _needs_extras("app"):
+        return 2
+    if _voila_missing():
+        print(_install_hint("app", NEEDS["app"], "voila"), file=sys.stderr)
+        return 2
+    try:
+        notebook = notebooks_source() / APP_NOTEBOOK
+    except FileNotFoundError as exc:
+        print(f"genlab app: {exc}", file=sys.stderr)
+        return 1
+    # The page's kernel runs in a folder of its own (Voilà starts it beside the notebook); its
+    # history and kept media go where this command runs, as `genlab.connect()` does in a
+    # notebook: ./.genlab/, unless GENLAB_HISTORY says otherwise.
+    env = dict(os.environ)
+    env.setdefault("GENLAB_HISTORY", str(Path.cwd() / ".genlab" / "history.sqlite"))
+    # genlab's page template (voila/templates/genlab): Voila's lab template without the
+    # stylesheets it loads from a CDN, so the page reaches no host but this one.
+    templates = str(Path(__file__).resolve().parent / "_voila")
+    env["JUPYTER_PATH"] = os.pathsep.join(p for p in (templates, env.get("JUPYTER_PATH")) if p)
+    with tempfile.TemporaryDirectory(prefix="genlab-app-") as work:
+        page = Path(work) / APP_NOTEBOOK.name
+        shutil.copyfile(notebook, page)
+        command = [sys.executable, "-m", "voila", str(page), f"--port={args.port}",
+                   "--Voila.ip=127.0.0.1", f"--theme={args.theme}", "--template=genlab"]
+        if args.no_browser:
+            command.append("--no-browser")
+        print(f"genlab app: the Studio as a page at http://127.0.0.1:{args.port}/ "
+              "(Ctrl-C stops it)", flush=True)
+        process = subprocess.Popen(command, env=env, cwd=work)
+        previous = signal.signal(signal.SIGTERM, _stop)
+        try:
+            return process.wait()
+        except (KeyboardInterrupt, _Stopped):
+            return 0
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(20)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+
+
+def _voila_missing() -> bool:
+    from importlib.util import find_spec
+
+    try:
+        return find_spec("voila") is None
+    except ImportError:
+        return True
 
 
 def _history_migrate(args: argparse.Namespace) -> int:
@@ -116,12 +325,12 @@ def _history_migrate(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     # Imported on use: papermill and nbconvert are the reports extra's, and slow to import.
+    if _needs_extras("report"):
+        return 2
     try:
         from genlab._runs import parameter_value, run_report
     except ImportError as exc:
-        print(f"genlab report: {exc.name} is missing; pip install \"genlab[reports]\"",
-              file=sys.stderr)
-        return 2
+        return _import_failed("report", exc)
     notebook = Path(args.notebook)
     output = Path(args.output) if args.output else Path(notebook.stem + ".html")
     parameters = {name: parameter_value(value) for name, value in args.parameter or []}
@@ -146,7 +355,12 @@ def build_parser() -> argparse.ArgumentParser:
         >>> build_parser().parse_args(["serve", "--port", "0"]).port
         0
     """
-    parser = argparse.ArgumentParser(prog="genlab", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="genlab", description=__doc__,
+        epilog="Commands that need one of genlab's extras say which, e.g. "
+               "pip install 'genlab[emulator]'.",
+    )
+    parser.add_argument("--version", action="version", version=f"genlab {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="run the emulator until interrupted")
@@ -198,12 +412,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--profile",
         default="emulator",
-        choices=list(PROFILES),
+        # Checked by the command: without the emulator extra the names are unknown here.
+        metavar="NAME",
         # argparse %-formats help texts: odd-ids' summary names a literal "%".
-        help=(
-            "play a different service that still follows the interface: "
-            + "; ".join(f"{p.name}: {p.summary}" for p in PROFILES.values())
-        ).replace("%", "%%"),
+        help=_profiles_help().replace("%", "%%"),
     )
     serve.add_argument("--log-level", default="warning")
     serve.set_defaults(func=_serve)
@@ -244,7 +456,44 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--output", default="genlab-output", help="where results are written")
     demo.add_argument("--time-scale", type=float, default=0.05)
     demo.set_defaults(func=_demo)
+
+    notebooks = sub.add_parser(
+        "notebooks", help="copy the tutorial notebooks into a folder (never overwriting)",
+        description="Copy genlab's notebooks (six tutorials, the report notebook and the app's "
+                    "notebook) into DIR, made when missing. Files already there are never "
+                    "overwritten: then nothing is copied.",
+    )
+    notebooks.add_argument("dir", nargs="?", default="genlab-notebooks", metavar="DIR",
+                           help="where to copy them (default: genlab-notebooks)")
+    notebooks.set_defaults(func=_notebooks)
+
+    app = sub.add_parser(
+        "app", help="the Studio as a page without code (Voila), on 127.0.0.1",
+        description="Serve the Studio as a web page of its widgets, without code cells "
+                    "(Voila), on this machine only (127.0.0.1); for demos. It runs on the "
+                    "embedded emulator unless GENLAB_BASE_URL is set. Needs "
+                    "pip install 'genlab[app]'.",
+    )
+    app.add_argument("--port", type=int, default=8866)
+    app.add_argument("--theme", choices=["light", "dark"], default="light")
+    app.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    app.set_defaults(func=_app)
     return parser
+
+
+def _profile_names() -> list[str]:
+    emulator = _emulator()
+    return list(emulator.PROFILES) if emulator is not None else ["emulator"]
+
+
+def _profiles_help() -> str:
+    emulator = _emulator()
+    if emulator is None:
+        return ("play a different service that still follows the interface (the names are "
+                "listed once pip install 'genlab[emulator]' is done)")
+    return "play a different service that still follows the interface: " + "; ".join(
+        f"{p.name}: {p.summary}" for p in emulator.PROFILES.values()
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
