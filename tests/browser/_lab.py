@@ -59,9 +59,32 @@ def chromium(playwright: Any, build: Path) -> GuardedBrowser:
         raise FileNotFoundError(f"{CHROMIUM} is missing: run `make test-browser`, which "
                                 "installs it")
     before = _descendants()
-    browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                         env=browser_env(build), args=CHROMIUM_ARGS)
+    browser = playwright.chromium.launch(executable_path=str(_without_realtime(build)),
+                                         headless=True, env=browser_env(build),
+                                         args=CHROMIUM_ARGS)
     return GuardedBrowser(browser, *_launched(before))
+
+
+def _without_realtime(build: Path) -> Path:
+    """A launcher that starts Chromium unable to take a real-time scheduling class.
+
+    Run as root, Chromium may move a thread (its audio output, when a page plays sound) to a
+    real-time class; a spinning real-time thread then starves both cores of a small machine,
+    and the process ignores even SIGKILL until it is scheduled. Without CAP_SYS_NICE and with
+    RLIMIT_RTPRIO at 0 the request fails and Chromium runs on at normal priority. Where
+    ``setpriv`` or ``prlimit`` is missing, Chromium is started as it is."""
+    setpriv, prlimit = shutil.which("setpriv"), shutil.which("prlimit")
+    if setpriv is None or prlimit is None:
+        return Path(CHROMIUM)
+    build.mkdir(parents=True, exist_ok=True)
+    launcher = build / "chromium-no-realtime"
+    launcher.write_text(
+        "#!/bin/sh\n"
+        f'exec {setpriv} --bounding-set -sys_nice --inh-caps -sys_nice -- '
+        f'{prlimit} --rtprio=0 -- {CHROMIUM} "$@"\n'
+    )
+    launcher.chmod(0o755)
+    return launcher
 
 
 class GuardedBrowser:
