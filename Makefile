@@ -64,8 +64,10 @@ lint: $(DEV)
 typecheck: $(DEV)
 	$(VENV)/bin/mypy
 
+# One worker per core, each running whole files (their module-scoped servers are started
+# once); nbval's notebooks run the same way.
 pytest: $(DEV) postgres
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --dist loadfile
 
 # PostgreSQL for the history's tests: Debian's package, installed (as root) when missing. The
 # tests make a throwaway cluster on a free loopback port themselves and remove it afterwards.
