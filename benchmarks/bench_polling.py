@@ -323,11 +323,19 @@ _FIRST_CHILD = """
 import json, sys, time
 import genlab
 body = json.loads(sys.argv[1])
+seen = []
+async def polled(response):  # the moment a task query first answered "succeeded"
+    if response.request.method == "GET" and "/tasks/" in response.request.url.path:
+        await response.aread()
+        if b'"succeeded"' in response.content and not seen:
+            seen.append(time.time())
 with genlab.connect() as client:
+    client._async._life.http.client.event_hooks["response"].append(polled)
     record = client.generate(prompt="the first result of a fresh notebook", **body)
     returned = time.time()
     assert record.created_at is not None and record.completed_at is not None
-    print(json.dumps({"lag": returned - record.completed_at.timestamp(),
+    done = record.completed_at.timestamp()
+    print(json.dumps({"lag": returned - done, "seen": seen[0] - done,
                       "took": (record.completed_at - record.created_at).total_seconds()}))
 """
 
@@ -335,10 +343,13 @@ with genlab.connect() as client:
 def first_result(repeat: int = 3) -> list[dict[str, Any]]:
     """How long after the service finished it ``generate`` returns a fresh process's first
     task, on the embedded emulator (``genlab.connect()``, its default time scale), each run in
-    a new process with a new history: rows of the median, min and max over ``repeat`` runs."""
+    a new process with a new history: a row per task with the median over ``repeat`` runs,
+    each run's figure, and the median time until a task query first answered "succeeded" (the
+    rest is keeping the media: fetching it, and the emulator rendering it on that first
+    fetch)."""
     rows = []
     for name, body in FIRST_TASKS.items():
-        lags, took = [], []
+        lags, took, seen = [], [], []
         for _ in range(repeat):
             with tempfile.TemporaryDirectory() as folder:
                 env = {**os.environ, "GENLAB_HISTORY": str(Path(folder) / "history.sqlite")}
@@ -352,10 +363,12 @@ def first_result(repeat: int = 3) -> list[dict[str, Any]]:
             figures = json.loads(done.stdout.strip().splitlines()[-1])
             lags.append(figures["lag"])
             took.append(figures["took"])
+            seen.append(figures["seen"])
         median = statistics.median(lags)
         rows.append({"name": f"first {name}: returned after completion (median of {repeat})",
                      "value": median, "goal": FIRST_GOAL, "unit": "s", "met": median <= FIRST_GOAL,
-                     "oracle": None, "runs": lags, "service_s": statistics.median(took)})
+                     "oracle": None, "runs": lags, "service_s": statistics.median(took),
+                     "seen_s": statistics.median(seen)})
     return rows
 
 
@@ -432,7 +445,7 @@ def table(rows: list[dict[str, Any]]) -> str:
             runs = ", ".join(f"{x:.2f}" for x in r["runs"])
             lines.append(f"  {r['name']:<58}{r['value']:>6.2f} s <= {r['goal']:.2f}"
                          f"  {'yes' if r['met'] else 'NO '}  runs {runs}; service took "
-                         f"{r['service_s']:.2f} s")
+                         f"{r['service_s']:.2f} s; polls saw it after {r['seen_s']:.2f} s")
     return "\n".join(lines)
 
 
