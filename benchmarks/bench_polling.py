@@ -16,10 +16,17 @@ Two scenarios, in one run:
   ``client.map`` with concurrency 4, on an empty history, as ``genlab.compare`` runs them; the
   first completions teach the rest.
 
+And a third, apart: **the first result**. Each run is a fresh process with a new history that
+calls ``genlab.connect()`` (the embedded emulator, its default time scale) and generates one
+task: the first video-a 5 s 720P, or the first image-b. It reports how long after the
+service's ``completed_at`` ``generate`` returned (median of 3; goal 0.5 s, in real seconds),
+and how long until a task query first answered "succeeded": the rest is keeping the media.
+
 Run it::
 
     .venv/bin/python benchmarks/bench_polling.py             # ~4 minutes
     .venv/bin/python benchmarks/bench_polling.py --tasks 60   # a quick look
+    .venv/bin/python benchmarks/bench_polling.py --first-only # the first result alone
 
 Goals (issue 16): empty history p95 lag <= 1.0 s with no more requests than the 1 s poller;
 grid: requests <= half the 1 s poller's, p95 lag <= 1.0 s; learned: requests <= a third of the
