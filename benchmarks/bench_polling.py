@@ -31,9 +31,9 @@ Run it::
 Goals: empty history p95 lag <= 1.0 s with no more requests than the 1 s poller; grid: at most
 12 requests per task, p95 lag <= 1.0 s; learned: at most 14 requests per task, p95 lag <= 0.45 s;
 the first result returned within 0.5 s of the service's completion. Beside each goal of the
-learned and grid scenarios the table prints the oracle bound
-(``benchmarks/polling_oracle.py``): the fewest requests any poller knowing each task's duration band could use at the goal's p95 lag, and
-the lowest p95 lag it could reach with the goal's requests.
+learned and grid scenarios the table prints the oracle bound (``polling_oracle.py``): the
+fewest requests any poller knowing each task's duration band could use at the goal's p95 lag,
+and the lowest p95 lag it could reach with the goal's requests.
 """
 
 from __future__ import annotations
