@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import random
+import re
 import statistics
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -22,9 +23,10 @@ from hypothesis import strategies as st
 
 from genlab import AsyncClient, ConfigurationError
 from genlab.client import FixedPacing, Task, TaskRecord
+from genlab.client._async import LiveLine
 from genlab.client._config import resolve_config
-from genlab.client._durations import DurationModel
-from genlab.client._pacing import Pacer, PollSchedule, Prediction
+from genlab.client._durations import DurationModel, Estimate
+from genlab.client._pacing import ForecastPacing, Pacer, PollSchedule, Prediction
 from genlab.client._transport import Http, poll_hint
 from genlab.client.journal import DurationSample, MemoryJournal, SubmitEntry, Work
 
@@ -117,7 +119,9 @@ def test_a_new_model_starts_from_how_its_kinds_other_models_ran() -> None:
         model.observe(sample(clip(5.0), 90.0, f"t{i}"))
     unseen = model.predict(clip(5.0, model="video-f"))
     assert unseen.samples == 0 and unseen.median == pytest.approx(90.0, rel=0.05)
-    assert model.predict(Work("image-b", "image", 1024 * 1024)).median == pytest.approx(7.0)
+    # No image has run: the service's pace (three times slower) is the best guess there too.
+    image = model.predict(Work("image-b", "image", 1024 * 1024))
+    assert image.samples == 0 and image.median == pytest.approx(21.0, rel=0.05)
 
 
 def test_a_new_model_is_compared_on_whole_durations_not_on_a_fits_fixed_part() -> None:
@@ -302,7 +306,7 @@ def test_without_history_the_first_video_is_still_polled_about_every_second() ->
 
 
 def test_a_task_still_queued_past_the_usual_wait_moves_the_next_poll() -> None:
-    forecast = Prediction(20.0, 0.1)
+    forecast = Prediction(20.0, 0.1, samples=3)
     plain = PollSchedule(forecast, jitter=0)
     queued = PollSchedule(forecast, jitter=0)
     queued.observe("queued", 10.0)  # the usual queue is 1 s: 9 s late
@@ -531,3 +535,139 @@ async def test_a_batch_learns_from_its_first_completions(
     assert learned.samples == 6
     seconds = [o.record.seconds for o in outcomes if o.record and o.record.seconds]
     assert learned.median == pytest.approx(statistics.median(seconds), rel=0.2)
+
+
+# --- a service unlike the prior: its declared pace, its first tasks, the first poll -------
+
+
+def test_a_service_ten_times_faster_than_the_prior_is_found_within_its_first_task() -> None:
+    # Nothing known: no history, no declared time scale. The prior says ~30 s and 7 s.
+    for work, finish in ((clip(), 3.0), (Work("image-b", "image", 1024 * 1024), 0.75)):
+        prior = DurationModel().predict(work)
+        assert not prior.learned and prior.median > 9 * finish
+        times = polls_until(PollSchedule(prior, jitter=0), finish)
+        assert times[-1] - finish <= 0.4 * finish + 0.5  # not after the prior's ~30 s
+        assert len(times) <= 5
+
+
+def test_the_first_poll_schedule_costs_no_more_than_a_1s_poller_at_the_priors_pace() -> None:
+    prior = DurationModel().predict(clip())
+    for finish in (20.0, 30.0, 45.0):
+        times = polls_until(PollSchedule(prior, jitter=0), finish)
+        assert times[-1] - finish < 1.2
+        assert len(times) <= finish
+
+
+def test_one_finished_task_sets_the_pace_of_every_model_and_kind() -> None:
+    model = DurationModel()
+    model.observe(sample(clip(5.0), 3.0, "t1"))  # 10x faster than the prior's 30 s
+    image = model.predict(Work("image-b", "image", 1024 * 1024))
+    other = model.predict(clip(4.0, P1080, model="video-c"))
+    assert image.samples == 0 and image.learned
+    assert image.median == pytest.approx(0.7, rel=0.05)  # the 7 s prior, 10x faster
+    assert other.median == pytest.approx(DurationModel().predict(clip(4.0, P1080)).median / 10,
+                                         rel=0.05)
+
+
+def test_estimates_are_within_2x_of_the_emulator_from_the_first_finished_task_on() -> None:
+    from genlab.catalog import plan_output, validate
+    from genlab.emulator._tasks import TaskBook, generation_seconds
+
+    def emulated(body: dict[str, Any]) -> float:  # seconds at time scale 0.1
+        request = validate({**body, "prompt": "x"})
+        return 0.1 * (TaskBook.QUEUE_SECONDS + generation_seconds(
+            request, plan_output(request), "task_00000001"))
+
+    first = {"model": "video-a", "duration": 5, "resolution": "720P"}
+    model = DurationModel()
+    model.observe(sample(Work.of_body({**first, "prompt": "x"}), emulated(first), "t1"))
+    for body in ({"model": "image-b"}, {"model": "image-d", "resolution": "512"},
+                 {"model": "image-c", "resolution": "2K"},
+                 {"model": "video-b", "duration": 4, "resolution": "480P"},
+                 {"model": "video-c", "duration": 4, "resolution": "1080P"}):
+        estimate = model.estimate(Work.of_body({**body, "prompt": "x"}))
+        assert estimate.learned
+        assert 0.5 < estimate / emulated(body) < 2.0, body
+
+
+def test_a_batch_learns_from_its_first_finished_task() -> None:
+    # Three tasks of a batch, on a service about ten times faster than the priors (30, 39
+    # and 22 s; video-f five times). The first to finish (video-a, at 3 s) teaches the pace
+    # to the others.
+    def run(learn: bool) -> dict[str, float]:
+        model = DurationModel()
+        pacing = ForecastPacing(model.predict)
+        works = {"video-a": clip(5.0), "video-c": clip(4.0, P1080, model="video-c"),
+                 "video-f": clip(3.0, model="video-f")}
+        finish = {"video-a": 3.0, "video-c": 3.9, "video-f": 4.2}
+        pacers = {name: pacing.pacer(work, batch=True) for name, work in works.items()}
+        due = dict.fromkeys(works, 0.0)
+        seen: dict[str, float] = {}
+        while len(seen) < len(works):
+            name = min((n for n in works if n not in seen), key=lambda n: due[n])
+            now = due[name]
+            if now >= finish[name]:
+                seen[name] = now - finish[name]
+                if learn:
+                    model.observe(sample(works[name], finish[name], name))
+                continue
+            due[name] = now + pacers[name].next_delay(record("processing"), now, None)
+        return seen
+
+    learned, alone = run(learn=True), run(learn=False)
+    assert learned["video-a"] == pytest.approx(alone["video-a"])  # the first one is the same
+    for name in ("video-c", "video-f"):  # the rest are found sooner for what it taught
+        assert learned[name] < 1.0 < alone[name]
+
+
+async def test_the_emulator_declares_its_time_scale_and_the_client_scales_its_priors(
+    client_app: Any, client_key: str,
+) -> None:
+    declared = client_app.emulator.config.time_scale
+    assert declared < 0.1
+    async with AsyncClient("http://emulator", client_key, transport=httpx.ASGITransport(
+            app=client_app)) as client:  # poll_scale left at 1: the service says how fast
+        work = Work("image-b", "image", 1024 * 1024)
+        assert not client.durations.estimate(work).learned
+        task = await client.submit(model="image-b", prompt="a kite")
+        estimate = client.durations.estimate(work)
+        forecast = client.durations.predict(work)
+        record = await client.wait(task)
+    assert record.succeeded
+    assert estimate.learned and estimate == pytest.approx(7.0 * declared)
+    assert forecast.pace == declared  # its poll intervals shrink with it
+    assert PollSchedule(forecast, jitter=0).scale_of(forecast) == declared
+
+
+@pytest.mark.parametrize("value", [None, "fast", "0", "-1", "inf", "nan"])
+async def test_a_service_without_a_readable_time_scale_keeps_the_priors(
+    value: str | None,
+) -> None:
+    def handle(request: httpx.Request) -> httpx.Response:
+        headers = {"Genlab-Time-Scale": value} if value is not None else {}
+        return httpx.Response(200, headers=headers, json={
+            "task_id": "t1", "model": "video-a", "created_at": "2026-01-01T00:00:00Z"})
+
+    async with AsyncClient("http://service", "k",
+                           transport=httpx.MockTransport(handle)) as client:
+        await client.submit(model="video-a", prompt="a fox")
+        estimate = client.durations.estimate(clip())
+    assert not estimate.learned and estimate == pytest.approx(30.0)
+
+
+@pytest.mark.parametrize(
+    ("expected", "shown"),
+    [
+        (Estimate(26.0, learned=False), r"first guess: about 2\d s more \(nothing learned yet\)"),
+        (Estimate(26.0, learned=True), r"expected in about 2\d s"),
+        (Estimate(-1.0, learned=False), r"longer than a first guess \(nothing learned yet\)"),
+        (Estimate(-1.0, learned=True), r"any moment now"),
+        (26.0, r"expected in about 2\d s"),
+    ],
+)
+def test_the_live_line_says_whether_its_estimate_is_learned_or_a_first_guess(
+    expected: float, shown: str
+) -> None:
+    line = LiveLine("t1", "video-a", expected=expected, show=False)
+    assert re.search(shown, line.text())
+    assert ("first guess" in line.text()) == (getattr(expected, "learned", True) is False)

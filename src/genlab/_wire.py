@@ -62,6 +62,11 @@ class TaskStatus(StrEnum):
 
 TERMINAL_STATUSES = frozenset({TaskStatus.SUCCEEDED.value, TaskStatus.FAILED.value})
 
+TIME_SCALE_HEADER = "Genlab-Time-Scale"
+"""A header genlab's emulator adds to every answer: how fast it runs against the real service
+(``0.1``: ten times faster). Not part of the service's interface: a client reads it when
+present, to scale what it expects of task durations, and does without it otherwise."""
+
 
 def _lenient_datetime(value: Any) -> Any:
     if value is None or isinstance(value, datetime):
@@ -467,6 +472,7 @@ __all__ = [
     "ImageResult",
     "Kind",
     "TERMINAL_STATUSES",
+    "TIME_SCALE_HEADER",
     "Task",
     "TaskError",
     "TaskRecord",

@@ -638,8 +638,15 @@ class LiveLine:
         parts = [f"{self.model or 'task'} · task {self.task_id} · {self.status}",
                  f"{waited:.0f} s"]
         if self.expected is not None:
-            left = self.expected - waited
-            parts.append(f"expected in about {left:.0f} s" if left > 0 else "any moment now")
+            # Learned (this service's tasks or its declared pace) or only a first guess; a
+            # plain number is taken as learned.
+            learned, left = getattr(self.expected, "learned", True), self.expected - waited
+            about = f"about {max(1, round(left))} s"
+            if learned:
+                parts.append(f"expected in {about}" if left > 0 else "any moment now")
+            else:
+                parts.append(f"first guess: {about} more (nothing learned yet)" if left > 0
+                             else "longer than a first guess (nothing learned yet)")
         return " · ".join(parts)
 
     def html(self, line: str | None = None) -> str:

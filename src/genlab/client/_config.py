@@ -109,7 +109,9 @@ class ClientConfig:
             gives connecting at most 10 s, since a slow connect is safe to retry.
         max_retries: retries of one request when retrying is safe.
         wait_timeout: the default overall deadline of ``wait``, in seconds.
-        poll_scale: multiplies every poll interval; below 1 for a sped-up emulator.
+        poll_scale: multiplies every poll interval and duration prior; below 1 for a sped-up
+            emulator. A service that declares its time scale (genlab's emulator does, in a
+            ``Genlab-Time-Scale`` header) sets it instead.
         retry_wait_initial, retry_wait_max: backoff bounds between retries, in seconds.
         retry_after_max: the longest ``Retry-After`` honoured, in seconds.
         max_connections: size of the connection pool.

@@ -9,9 +9,12 @@ work) refined per model once it has run at more than one tier, and a log-normal 
 from how far finished tasks fell from the fit. So one finished video-a 720P 5 s task already
 predicts video-a 1080P 10 s, and the prediction sharpens as tasks finish.
 
-Before any task of a model has finished, the prior of its kind is used (scaled by how the
-kind's other models compare with their priors, when some have run), with a wide spread.
-Priors are in real-service seconds and multiplied by ``scale`` (a sped-up emulator: 0.05).
+Before any task of a model has finished, the prior of its kind is used, with a wide spread,
+set to how fast this service runs as soon as anything shows it: the kind's other models
+against their priors when some have run, else any model's (a service ten times faster than
+the priors is ten times faster at images and videos alike). Priors are in real-service
+seconds and multiplied by ``scale`` (a sped-up emulator: 0.05), or by the time scale the
+service declares (:meth:`DurationModel.declare`; the emulator's ``Genlab-Time-Scale``).
 
 Example:
     >>> model = DurationModel()
@@ -86,6 +89,8 @@ PRIORS: dict[str, KindPrior] = {
     "image": KindPrior(fixed=7.0, per_second=0.0, gamma=0.35, delta=0.35, sigma=0.5),
 }
 UNKNOWN_PRIOR = KindPrior(fixed=20.0, per_second=0.0, gamma=0.0, delta=0.0, sigma=0.8)
+KIND_SIGMA = 0.8  # a prior's spread, set by the kind's other models' pace
+SERVICE_SIGMA = 0.9  # ... set by other kinds' pace only
 
 NOISE_PRIOR = 0.25  # the spread assumed of one model's tasks, before residuals say otherwise
 NOISE_WEIGHT = 2.0  # ... worth this many residuals
@@ -136,6 +141,7 @@ class DurationModel:
         source: Callable[[], Iterable[DurationSample]] | None = None,
     ) -> None:
         self.scale = scale
+        self._declared: float | None = None
         self._source = source
         self._lock = threading.Lock()
         self._samples: defaultdict[str, deque[DurationSample]] = defaultdict(
@@ -159,8 +165,39 @@ class DurationModel:
             if self._add(sample):
                 self._refit(sample.work.model)
 
+    def declare(self, time_scale: float) -> None:
+        """The service said how fast it runs against the real service (0.1: ten times
+        faster): priors are scaled by it, in place of ``scale``, and forecasts carry it as the
+        pace of their poll intervals. A value that is not a positive number is ignored."""
+        if isinstance(time_scale, int | float) and 0 < time_scale < math.inf:
+            self._declared = float(time_scale)
+
+    @property
+    def prior_scale(self) -> float:
+        """What the priors are multiplied by: the declared time scale, else ``scale``."""
+        return self._declared if self._declared is not None else self.scale
+
+    def estimate(self, work: Work) -> Estimate:
+        """The forecast's median seconds, saying whether anything of this service backs it.
+
+        Example:
+            >>> model = DurationModel()
+            >>> model.estimate(Work("image-b", "image")).learned
+            False
+            >>> model.declare(0.1)
+            >>> round(model.estimate(Work("image-b", "image")), 2), model.estimate(
+            ...     Work("image-b", "image")).learned
+            (0.7, True)
+        """
+        forecast = self.predict(work)
+        return Estimate(forecast.median + forecast.offset, learned=forecast.learned)
+
     def predict(self, work: Work) -> Prediction:
         """The forecast for ``work``: its model's fit, else its kind's prior."""
+        forecast = self._predict(work)
+        return replace(forecast, pace=self._declared) if self._declared is not None else forecast
+
+    def _predict(self, work: Work) -> Prediction:
         with self._lock:
             self._load()
             kind = work.kind or self._kinds.get(work.model)
@@ -260,25 +297,33 @@ class DurationModel:
 
     def _from_prior(self, work: Work, kind: str | None) -> Prediction:
         prior = PRIORS.get(kind or "", UNKNOWN_PRIOR)
+        scale = self.prior_scale
         median = self._shape(
-            prior.fixed * self.scale, prior.per_second * self.scale, prior.gamma, prior.delta,
-            work, kind,
+            prior.fixed * scale, prior.per_second * scale, prior.gamma, prior.delta, work, kind
         )
-        # The kind's other models, compared with the same prior on the work they did, say how
+        # Other models, each compared with its own kind's prior on the work it did, say how
         # this service runs (whole durations, not ``fixed`` alone: a fit may split them
-        # differently from the prior).
-        ratios = [
-            math.log(
-                self._shape(f.fixed, f.per_second, f.gamma, prior.delta, f.typical, kind)
-                / self._shape(prior.fixed * self.scale, prior.per_second * self.scale,
-                              prior.gamma, prior.delta, f.typical, kind)
-            )
-            for m, f in self._fits.items()
-            if self._kinds.get(m) == kind
-        ]
+        # differently from the prior). The kind's own models say it best; without any, the
+        # service's other kinds do: a fast service is fast at everything.
+        ratios = {m: self._pace(m, f, scale) for m, f in self._fits.items()}
+        mine = [r for m, r in ratios.items() if self._kinds.get(m) == kind]
+        informed = self._declared is not None
+        if mine:
+            return Prediction(median * math.exp(statistics.fmean(mine)),
+                              prior.sigma * KIND_SIGMA, 0, informed=True)
         if ratios:
-            return Prediction(median * math.exp(statistics.fmean(ratios)), prior.sigma * 0.8, 0)
-        return Prediction(median, prior.sigma, 0)
+            return Prediction(median * math.exp(statistics.fmean(ratios.values())),
+                              prior.sigma * SERVICE_SIGMA, 0, informed=True)
+        return Prediction(median, prior.sigma, 0, informed=informed)
+
+    def _pace(self, model: str, fit: _Fit, scale: float) -> float:
+        """How much slower than its kind's prior ``model`` ran, on the work it did (log)."""
+        kind = self._kinds.get(model)
+        prior = PRIORS.get(kind or "", UNKNOWN_PRIOR)
+        ran = self._shape(fit.fixed, fit.per_second, fit.gamma, prior.delta, fit.typical, kind)
+        guessed = self._shape(prior.fixed * scale, prior.per_second * scale, prior.gamma,
+                              prior.delta, fit.typical, kind)
+        return math.log(ran / guessed)
 
     def _refit(self, model: str) -> None:
         samples = list(self._samples[model])
@@ -359,6 +404,24 @@ class DurationModel:
         if a <= 0 or b < 0:  # a line the shape cannot be: keep the scaled prior
             return fixed, per_second
         return a, b
+
+
+class Estimate(float):
+    """Seconds a task will likely take, and whether this service's own tasks (or its declared
+    time scale) back it (``learned``) or it is only a prior.
+
+    Example:
+        >>> guess = Estimate(26.0, learned=False)
+        >>> guess + 1.0, guess.learned
+        (27.0, False)
+    """
+
+    learned: bool
+
+    def __new__(cls, seconds: float, *, learned: bool) -> Estimate:
+        made = super().__new__(cls, seconds)
+        made.learned = learned
+        return made
 
 
 def _log_pixels(work: Work, kind: str | None) -> float:

@@ -72,7 +72,7 @@ from genlab.client._config import (
     TaskRecord,
     task_path,
 )
-from genlab.client._durations import DurationModel, DurationSample
+from genlab.client._durations import DurationModel, DurationSample, Estimate
 from genlab.client._limits import Purse, Slots, says_concurrency
 from genlab.client._media import download_task, measure
 from genlab.client._pacing import Pacer, Pacing, Work
@@ -118,6 +118,7 @@ class Generations:
     ) -> None:
         self.config, self.http, self.journal, self.writer = config, http, journal, writer
         self.purse, self.reuse, self.durations, self.pacing = purse, reuse, durations, pacing
+        http.on_time_scale = durations.declare  # a sped-up emulator says how fast it runs
         self.keep_in = keep_in  # the media store: results are kept there as they succeed
         self.table = TaskTable()
         self.slots = Slots()
@@ -434,13 +435,14 @@ class Generations:
 
     # --- what the client knows of a task --------------------------------------------------
 
-    def expected(self, task_id: str, model: str = "", kind: Kind | None = None) -> float | None:
-        """Seconds from submission the task will likely take (the forecast's median)."""
+    def expected(self, task_id: str, model: str = "", kind: Kind | None = None) -> Estimate | None:
+        """Seconds from submission the task will likely take (the forecast's median), and
+        whether it is learned from this service or only a prior."""
         tracked = self.table.get(task_id)
         work = tracked.work if tracked is not None else Work(model, kind)
         if isinstance(work, RequestBase):
             work = Work.of_request(work)
-        return self.durations.predict(work).median if work.model else None
+        return self.durations.estimate(work) if work.model else None
 
     def describe(
         self, record: TaskRecord, here: Tracked | None = None, *,

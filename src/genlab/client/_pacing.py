@@ -50,6 +50,13 @@ before a task is due and late in its tail. A forecast resting only on a prior is
 ``prior_gap`` between its ``prior_edge`` quantiles (0: not swept, only the hazard rule). Gaps
 stay within ``max_gap`` (a long task still shows progress now and then).
 
+A bare prior (nothing known of this service: no task of it has finished, and it declared no
+time scale) may be far off: a service ten times faster finishes before the prior expects
+anything. So until the prior's median, polls also come at geometric *probes* (``probe_first``
+seconds, then each ``probe_ratio`` times the time elapsed): such a service is found within
+its first task, at a couple of requests more than the prior's own schedule and fewer than a
+1 s poller at the prior's pace. One finished task of any model then sets the pace for all.
+
 Someone waiting for one task is watching it; a batch (``map``, ``compare``) is watched as a
 whole, so :meth:`PollSchedule.for_batch` trades a little lag for fewer requests.
 
@@ -58,15 +65,19 @@ What the record shows moves the forecast: a task seen still ``queued`` after the
 service (``Retry-After`` or ``Poll-After`` on a task query) replaces the delay of that poll.
 
 ``scale`` multiplies every interval and cost (not the forecast, which is measured): tests and
-benchmarks against a sped-up emulator pass e.g. ``scale=0.05``.
+benchmarks against a sped-up emulator pass e.g. ``scale=0.05``. A service that declares its
+time scale (the forecast's ``pace``) sets it instead.
 
 Example:
-    >>> s = PollSchedule(Prediction(median=30.0, sigma=0.15), jitter=0)
+    >>> s = PollSchedule(Prediction(median=30.0, sigma=0.15, samples=5), jitter=0)
     >>> first = s.next_delay(0.0)  # one sleep until the task may be done
     >>> 15 < first < 26
     True
     >>> s.next_delay(30.0) < 1.0  # close together where it is most likely to finish
     True
+    >>> bare = PollSchedule(Prediction(median=30.0, sigma=0.5), jitter=0)
+    >>> [round(bare.next_delay(t), 2) for t in (0.0, 1.0, 5.0)]  # probes, for a faster service
+    [1.0, 1.0, 2.0]
 """
 
 from __future__ import annotations
@@ -148,6 +159,10 @@ class Prediction:
         offset: seconds added in front (a task that sat queued longer than usual).
         shape: log residuals seen (``log(actual / predicted)``) that ``r`` is drawn from;
             empty: ``r`` is normal.
+        informed: a prior set to what this service showed (its declared time scale, or its
+            other models' finished tasks); False: a prior that knows nothing of the service.
+        pace: the time scale the service declared (0.1: ten times faster than the real
+            service); a schedule scales its intervals by it in place of its own ``scale``.
     """
 
     median: float
@@ -155,6 +170,14 @@ class Prediction:
     samples: int = 0
     offset: float = 0.0
     shape: tuple[float, ...] = ()
+    informed: bool = False
+    pace: float | None = None
+
+    @property
+    def learned(self) -> bool:
+        """True when it rests on finished tasks of this service (this model's or others'),
+        or on the service's declared time scale; False for a bare prior."""
+        return self.samples > 0 or self.informed
 
     def quantile(self, q: float) -> float:
         """The ``q`` quantile (0 < q < 1) in seconds."""
@@ -228,9 +251,12 @@ class PollSchedule:
 
     Attributes:
         forecast: the predicted duration from creation, or a callable asked at every step.
-        scale: multiplies ``lag_cost``, ``min_gap``, ``max_gap`` and ``queue_seconds``.
+        scale: multiplies ``lag_cost``, ``min_gap``, ``max_gap``, ``queue_seconds`` and the
+            probes; a forecast's ``pace`` (the service's declared time scale) replaces it.
         lag_cost: seconds of lag one request is worth outside the band; smaller polls more
             densely.
+        prior_lag_cost: the same while the forecast is a bare prior (its probes find a
+            service faster than the prior; these polls are for one at the prior's pace).
         min_gap: the delay between polls across a learned forecast's likely band (the
             longest wait a finish there sees), and the shortest delay anywhere.
         prior_gap: the same for a forecast resting only on a prior.
@@ -238,6 +264,10 @@ class PollSchedule:
         prior_edge: the same for a prior (0: a prior's band is not swept).
         max_gap: the longest delay between polls.
         queue_seconds: how long a task usually waits ``queued``; longer pushes the forecast.
+        probe_first, probe_ratio: while the forecast is a bare prior (nothing known of this
+            service), polls also come at ``probe_first`` seconds and then each ``probe_ratio``
+            times the time elapsed, up to the prior's median: a service many times faster than
+            the prior is found within its first task, at a few requests' cost (0: no probes).
         jitter: delays are shortened (in the band) or moved (outside it) by a random fraction
             up to this, so the tasks of a batch do not poll in lockstep.
     """
@@ -245,12 +275,15 @@ class PollSchedule:
     forecast: Forecast
     scale: float = 1.0
     lag_cost: float = 0.02
+    prior_lag_cost: float = 0.025
     min_gap: float = 0.3
     prior_gap: float = 0.6
     edge: float = 0.03
     prior_edge: float = 0.0
     max_gap: float = 30.0
     queue_seconds: float = 1.0
+    probe_first: float = 1.0
+    probe_ratio: float = 1.4
     jitter: float = 0.05
     rng: random.Random = field(default_factory=random.Random, repr=False)
     polls: int = field(default=0, init=False)
@@ -263,8 +296,8 @@ class PollSchedule:
         A batch's first tasks rest on priors, so their band is swept too (its central 80 %):
         otherwise the first task of each model would be the slow one of the batch.
         """
-        return cls(forecast, scale=scale, lag_cost=0.05, min_gap=0.9, prior_gap=0.8,
-                   edge=0.05, prior_edge=0.1)
+        return cls(forecast, scale=scale, lag_cost=0.05, prior_lag_cost=0.05, min_gap=0.9,
+                   prior_gap=0.8, edge=0.05, prior_edge=0.1, probe_first=1.0, probe_ratio=1.8)
 
     def observe(self, status: str, elapsed: float) -> None:
         """Tell the schedule what a poll at ``elapsed`` seconds showed."""
@@ -274,10 +307,14 @@ class PollSchedule:
     def prediction(self) -> Prediction:
         """The forecast as it stands, moved later by a long queue."""
         current = self.forecast() if callable(self.forecast) else self.forecast
-        excess = self.queued_until - self.queue_seconds * self.scale
+        excess = self.queued_until - self.queue_seconds * self.scale_of(current)
         if excess > 0:
             current = current.shifted(excess)
         return current
+
+    def scale_of(self, forecast: Prediction) -> float:
+        """The intervals' scale: the service's declared pace when it declared one."""
+        return forecast.pace if forecast.pace is not None and forecast.pace > 0 else self.scale
 
     def next_delay(self, elapsed: float, hint: float | None = None) -> float:
         """Seconds to sleep before the next poll, given seconds elapsed since submission.
@@ -288,29 +325,42 @@ class PollSchedule:
         if hint is not None and hint >= 0:
             return max(MIN_DELAY, min(hint, MAX_HINT))
         current = self.prediction()
+        scale = self.scale_of(current)
         learned = current.samples > 0
-        gap = (self.min_gap if learned else self.prior_gap) * self.scale
+        gap = (self.min_gap if learned else self.prior_gap) * scale
         edge = self.edge if learned else self.prior_edge
         start, end = (
             (current.quantile(edge), current.quantile(1.0 - edge)) if edge > 0 else (math.inf,) * 2
         )
         if start <= elapsed < end:  # the likely band: swept evenly, one gap at a time
             wobble = 1.0 - self.jitter * self.rng.random() if self.jitter else 1.0
-            return max(MIN_DELAY, gap * wobble)
+            return max(MIN_DELAY, min(gap * wobble, self._probe(current, elapsed, scale)))
         # Overdue, a second of lag matters less: the cost of lag shrinks as the wait grows.
         stretch = max(1.0, (elapsed - current.offset) / (current.likely_end() - current.offset))
-        delay = self._hazard_step(current.widened(elapsed), elapsed, stretch, gap)
+        cost = (self.lag_cost if current.learned else self.prior_lag_cost) * scale * stretch
+        delay = self._hazard_step(current.widened(elapsed), elapsed, cost, gap, scale)
         if elapsed < start:  # the band's first poll comes one gap after it opens
             delay = min(delay, start + gap - elapsed)
         wobble = 1.0 + self.jitter * (2.0 * self.rng.random() - 1.0) if self.jitter else 1.0
-        low = min(self.min_gap, self.prior_gap) * self.scale * (1 - self.jitter)
-        return max(MIN_DELAY, low, min(delay * wobble, self.max_gap * self.scale))
+        low = min(self.min_gap, self.prior_gap) * scale * (1 - self.jitter)
+        paced = max(MIN_DELAY, low, min(delay * wobble, self.max_gap * scale))
+        return max(MIN_DELAY, min(paced, self._probe(current, elapsed, scale)))
 
-    def _hazard_step(self, forecast: Prediction, now: float, stretch: float, low: float) -> float:
-        """The smallest gap ``d`` in [min_gap, max_gap] with ``d**2 * hazard(now + d)`` at
-        least ``2 * lag_cost * stretch``: grow geometrically until it holds, then bisect."""
-        target = 2.0 * self.lag_cost * self.scale * stretch
-        high = self.max_gap * self.scale
+    def _probe(self, forecast: Prediction, elapsed: float, scale: float) -> float:
+        """The delay to the next probe of a bare prior (inf: none): geometric from
+        ``probe_first``, so an unknown service's speed is found early, in few requests."""
+        if forecast.learned or self.probe_first <= 0 or elapsed >= forecast.quantile(0.5):
+            return math.inf
+        first = self.probe_first * scale
+        return max(first, elapsed * (self.probe_ratio - 1.0))
+
+    def _hazard_step(
+        self, forecast: Prediction, now: float, cost: float, low: float, scale: float
+    ) -> float:
+        """The smallest gap ``d`` in [low, max_gap] with ``d**2 * hazard(now + d)`` at least
+        ``2 * cost``: grow geometrically until it holds, then bisect."""
+        target = 2.0 * cost
+        high = self.max_gap * scale
 
         def enough(gap: float) -> bool:
             return gap * gap * forecast.hazard(now + gap) >= target

@@ -24,6 +24,7 @@ import email.utils
 import functools
 import json
 import logging
+import math
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import IO, Any, Generic, NamedTuple, TypeVar
@@ -44,7 +45,7 @@ from genlab._errors import (
     UnreadableResponseError,
 )
 from genlab._version import __version__
-from genlab._wire import ErrorEnvelope
+from genlab._wire import TIME_SCALE_HEADER, ErrorEnvelope
 from genlab.client._config import ClientConfig
 
 logger = logging.getLogger("genlab")
@@ -96,6 +97,8 @@ class Http:
         # Added per API request rather than as a client default, so media downloads from
         # another host (a CDN) never receive the key. Never shown: Http has no repr of it.
         self._authorization = f"Bearer {config.api_key.reveal()}"
+        # Told the time scale a service declares on its answers (see :func:`time_scale`).
+        self.on_time_scale: Callable[[float], None] | None = None
 
     @property
     def deadline(self) -> float:
@@ -252,6 +255,7 @@ class Http:
                     async with asyncio.timeout(self.deadline):
                         response = await self.client.send(request)
                     self._log(response)
+                    self._heard(response)
                     self.raise_for_status(response)
         except APIError as exc:
             if refused_for_sure(exc):
@@ -319,6 +323,7 @@ class Http:
                             f"the whole answer took longer than {self.deadline:g} s"
                         ) from None
                     self._log(response)
+                    self._heard(response)
                     self.raise_for_status(response)
         except APIError:
             raise
@@ -334,6 +339,10 @@ class Http:
     def get_retrying(self) -> Any:
         """A stamina retry context with the GET policy, for media."""
         return self._retrying(self._get_should_retry)
+
+    def _heard(self, response: httpx.Response) -> None:
+        if self.on_time_scale is not None and (scale := time_scale(response.headers)):
+            self.on_time_scale(scale)
 
     def _log(self, response: httpx.Response) -> None:
         # Method, path and status only: never headers (they hold the key) or bodies.
@@ -353,6 +362,23 @@ class Reply(NamedTuple, Generic[T]):
 
 
 POLL_HINT_HEADERS = ("Retry-After", "Poll-After", "X-Poll-After")
+
+
+def time_scale(headers: Mapping[str, str]) -> float | None:
+    """The time scale a service declares (``Genlab-Time-Scale``, sent by genlab's emulator):
+    None when absent, unreadable, or not a positive finite number (the real service sends none).
+
+    Example:
+        >>> time_scale({"Genlab-Time-Scale": "0.1"}), time_scale({}), time_scale(
+        ...     {"genlab-time-scale": "fast"})
+        (0.1, None, None)
+    """
+    value = headers.get(TIME_SCALE_HEADER) or headers.get(TIME_SCALE_HEADER.lower())
+    try:
+        scale = float(value) if value is not None else math.nan
+    except ValueError:
+        return None
+    return scale if 0 < scale < math.inf else None
 
 
 def poll_hint(headers: Mapping[str, str]) -> float | None:

@@ -7,7 +7,7 @@ request_id}}`` — never FastAPI's 422 or a bare HTML page.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
@@ -95,20 +95,25 @@ async def _crash(request: Request, exc: Exception) -> JSONResponse:
 
 
 class Shell:
-    """The outermost ASGI layer: it drops a connection after a submit when told to.
+    """The outermost ASGI layer: it drops a connection after a submit when told to, and adds
+    ``headers`` to every answer (the emulator's ``Genlab-Time-Scale``).
 
     Dropping must happen outside Starlette so the server's own transport can be reached;
     without one (an in-process transport) the drop surfaces as ``ConnectionResetError``.
     """
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, headers: Mapping[str, str] | None = None) -> None:
         self.app = app
+        self.headers = [(k.lower().encode("latin-1"), v.encode("latin-1"))
+                        for k, v in (headers or {}).items()]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         async def guarded(message: Message) -> None:
+            if message["type"] == "http.response.start" and self.headers:
+                message = {**message, "headers": [*message.get("headers", ()), *self.headers]}
             if message["type"] == "http.response.start" and scope.get("state", {}).get(DROP_FLAG):
                 transport = getattr(getattr(send, "__self__", None), "transport", None)
                 if transport is None:

@@ -12,6 +12,7 @@ from typing import Any, Self
 import uvicorn
 from fastapi import FastAPI
 
+from genlab._wire import TIME_SCALE_HEADER
 from genlab.emulator._app import Shell, build_app
 from genlab.emulator._faults import FaultConfig
 from genlab.emulator._references import (
@@ -122,7 +123,9 @@ class EmulatorApp(Shell):
     """The ASGI app returned by :func:`create_app`; ``.emulator`` is its state."""
 
     def __init__(self, app: FastAPI, state: EmulatorState) -> None:
-        super().__init__(app)
+        # How fast it runs against the real service, on every answer: a client scales what it
+        # expects of durations by it (docs/spec-decisions.md).
+        super().__init__(app, {TIME_SCALE_HEADER: f"{state.config.time_scale:g}"})
         self.fastapi = app
         self.emulator = state
 
