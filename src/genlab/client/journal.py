@@ -12,7 +12,9 @@ whose answer was lost is never forgotten and its credits can be accounted for:
 2. ``submit_accepted`` with the task id, or ``submit_uncertain`` when the request may have
    reached the service but no answer came back, or ``submit_failed`` when it was refused,
 3. ``status_changed`` for every new status observed,
-4. ``results_saved`` after files were downloaded.
+4. ``results_saved`` after files were downloaded, with the measured facts of each kept
+   media file and how they differ from the request (:func:`record_results` calls a journal
+   written before facts existed with the paths alone).
 
 A :class:`SpendJournal` also keeps the money (earlier results by content address, reuses,
 the day cap) and the requests sent. :class:`MemoryJournal` (the default) keeps all of it in
@@ -30,7 +32,9 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import functools
 import hashlib
+import inspect
 import itertools
 import logging
 import threading
@@ -53,7 +57,7 @@ from genlab.client._config import (
 from genlab.client._durations import DurationSample
 from genlab.client._pacing import Work
 from genlab.client._uploads import safe_filename
-from genlab.media import media_name
+from genlab.media import MediaInfo, media_name
 
 logger = logging.getLogger("genlab")
 
@@ -87,6 +91,14 @@ class PastResult:
     submitted_at: datetime | None
     credits: int | None  # what it cost: published, else the budget's assumed price
     paths: tuple[Path | str, ...] = ()  # local paths, or URLs in object storage
+    media: tuple[MediaInfo, ...] = ()  # measured facts of each kept media file, in order
+    mismatches: tuple[str, ...] = ()  # how they differ from the request ("asked 10 s, ...")
+
+    @property
+    def as_asked(self) -> bool | None:
+        """True when its kept media matched the request, False when not, None when they
+        were never measured."""
+        return None if not self.media else not self.mismatches
 
     @property
     def files(self) -> tuple[Path | str, ...]:
@@ -194,9 +206,19 @@ class TaskJournal(Protocol):
         """A new status was observed for a task (called once per change)."""
         ...
 
-    def results_saved(self, task_id: str, paths: Sequence[Path | str]) -> None:
+    def results_saved(
+        self,
+        task_id: str,
+        paths: Sequence[Path | str],
+        media: Sequence[MediaInfo] = (),
+        mismatches: Sequence[str] = (),
+    ) -> None:
         """The task's results were downloaded to ``paths`` (local paths, or storage URLs such
-        as ``"s3://bucket/prefix/t1.mp4"``)."""
+        as ``"s3://bucket/prefix/t1.mp4"``). ``media`` holds the measured facts of each kept
+        media file (not covers or sidecars), in order, and ``mismatches`` how they differ from
+        the request, one phrase each (``"asked 10 s, got 5.0 s"``); both are empty when the
+        files were not measured (a later download of files already kept, a storage URL). A
+        call with facts replaces the facts known of the task; a call without keeps them."""
         ...
 
 
@@ -246,6 +268,41 @@ def recording(step: str) -> Iterator[None]:
         yield
     except Exception:
         logger.exception("genlab: the history failed to record %s; continuing", step)
+
+
+def record_results(
+    journal: TaskJournal,
+    task_id: str,
+    paths: Sequence[Path | str],
+    media: Sequence[MediaInfo] = (),
+    mismatches: Sequence[str] = (),
+) -> None:
+    """``journal.results_saved`` with the facts when the journal takes them, else with the
+    paths alone: a journal written before media facts existed (``results_saved(task_id,
+    paths)``) keeps working.
+
+    Example:
+        >>> class Old:
+        ...     def results_saved(self, task_id, paths): print(task_id, list(paths))
+        >>> record_results(Old(), "t1", ["t1.mp4"], [MediaInfo(kind="video")], [])  # type: ignore[arg-type]
+        t1 ['t1.mp4']
+    """  # noqa: E501
+    if _takes_facts(type(journal)):
+        journal.results_saved(task_id, paths, media=media, mismatches=mismatches)
+    else:
+        journal.results_saved(task_id, paths)
+
+
+@functools.cache
+def _takes_facts(kind: type) -> bool:
+    method = getattr(kind, "results_saved", None)
+    try:
+        parameters = inspect.signature(method).parameters  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+    names = {p.name for p in parameters.values()}
+    extra = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    return extra or {"media", "mismatches"} <= names
 
 
 class JournalWriter:
@@ -347,6 +404,8 @@ class JournalEntry:
     status: str | None = None
     records: list[TaskRecord] = field(default_factory=list)
     paths: list[Path | str] = field(default_factory=list)
+    media: tuple[MediaInfo, ...] = ()  # the measured facts of its kept media files
+    mismatches: tuple[str, ...] = ()  # how they differ from the request
 
 
 class MemoryJournal:
@@ -420,11 +479,19 @@ class MemoryJournal:
             if sample is not None:
                 self._durations.appendleft(sample)
 
-    def results_saved(self, task_id: str, paths: Sequence[Path | str]) -> None:
+    def results_saved(
+        self,
+        task_id: str,
+        paths: Sequence[Path | str],
+        media: Sequence[MediaInfo] = (),
+        mismatches: Sequence[str] = (),
+    ) -> None:
         with self._lock:
             item = self._by_task.get(task_id)
             if item is not None:
                 item.paths.extend(paths)
+                if media:  # a later call without facts keeps those measured at keep time
+                    item.media, item.mismatches = tuple(media), tuple(mismatches)
 
     def duration_samples(self, limit: int = 1000) -> list[DurationSample]:
         with self._lock:
@@ -436,7 +503,7 @@ class MemoryJournal:
         with self._lock:
             found = [
                 PastResult(e.records[-1], e.entry.submitted_at, e.entry.counted_credits,
-                           tuple(e.paths))
+                           tuple(e.paths), e.media, e.mismatches)
                 for e in reversed(self._entries.values())
                 if e.entry.address == address and e.records and e.records[-1].succeeded
             ]
@@ -528,6 +595,7 @@ __all__ = [
     "Work",
     "RequestLike",
     "day_limit_error",
+    "record_results",
     "recording",
     "safe_filename",
 ]

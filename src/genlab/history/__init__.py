@@ -61,6 +61,7 @@ from genlab.history._views import (
     styled,
 )
 from genlab.history._who import Who
+from genlab.media import MediaInfo, Result
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -269,9 +270,12 @@ class History:
         """
         return self._views.recent(limit, model, status, cut=cut)
 
-    def record(self, task_id: str) -> TaskRecord | None:
-        """A task as the history last saw it, with the files kept of it (``record.kept``),
-        ready to show (``genlab.display(record)``); None for a task id it does not know.
+    def record(self, task_id: str) -> Result | None:
+        """A task as the history last saw it, as a :class:`genlab.Result`: its last known
+        record, the request as sent (validated again, with its defaults), its price, the files
+        kept of it (``kept``) and the facts measured of them when they were kept (``media``,
+        ``mismatches``, ``as_asked``; nothing is probed again). Ready to show
+        (``genlab.display(record)``); None for a task id it does not know.
 
         Example:
             >>> import tempfile, os
@@ -430,9 +434,18 @@ class History:
         """Record a task's new status (its results, error and timings)."""
         self._journal.status_changed(record)
 
-    def results_saved(self, task_id: str, paths: Sequence[str | os.PathLike[str]]) -> None:
-        """The task's results were saved to ``paths`` (local files or storage URLs)."""
-        self._journal.results_saved(task_id, paths)
+    def results_saved(
+        self,
+        task_id: str,
+        paths: Sequence[str | os.PathLike[str]],
+        media: Sequence[MediaInfo] = (),
+        mismatches: Sequence[str] = (),
+    ) -> None:
+        """The task's results were saved to ``paths`` (local files or storage URLs), with
+        the measured facts of each kept media file and how they differ from the request
+        (the ``media_*``, ``as_asked`` and ``mismatches`` columns of :meth:`df`); a call
+        without facts keeps those already recorded."""
+        self._journal.results_saved(task_id, paths, media, mismatches)
 
     def duration_samples(self, limit: int = 1000) -> list[DurationSample]:
         """The newest ``limit`` succeeded tasks: what each produced and how long it took."""

@@ -19,12 +19,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-Type = Literal["text", "int", "float", "time", "span"]
+Type = Literal["text", "int", "float", "bool", "time", "span"]
 
 _DTYPE: dict[Type, str] = {
     "text": "string",
     "int": "Int64",
     "float": "Float64",
+    "bool": "boolean",  # stored as 0 or 1; NULL (<NA>) when unknown
     "time": "datetime64[ns, UTC]",  # stored as seconds since the epoch
     "span": "Float64",
 }
@@ -36,7 +37,8 @@ class Column:
 
     Attributes:
         name: the SQL and DataFrame column name.
-        type: ``text``, ``int``, ``float``, ``time`` (stored as epoch seconds) or ``span``
+        type: ``text``, ``int``, ``float``, ``bool`` (stored as 0 or 1), ``time`` (stored
+            as epoch seconds) or ``span``
             (derived: seconds from ``span[0]`` to ``span[1]``, never stored).
         constraint: the SQL constraint, e.g. ``NOT NULL``.
         in_frame: False for bookkeeping columns that ``df()`` leaves out.
@@ -100,6 +102,20 @@ COLUMNS: tuple[Column, ...] = (
     Column("width", "int"),
     Column("height", "int"),
     Column("media_seconds", "float"),
+    # Measured from the first kept media file (width, height and media_seconds above are what
+    # the service said), and whether the kept media are what was asked.
+    Column("as_asked", "bool"),
+    Column("mismatches", "text"),  # how they differ from the request, "; "-joined
+    Column("media_width", "int"),
+    Column("media_height", "int"),
+    Column("media_duration", "float"),
+    Column("media_fps", "float"),
+    Column("media_frames", "int"),
+    Column("video_codec", "text"),
+    Column("audio_codec", "text"),
+    Column("has_audio", "bool"),
+    Column("media_bytes", "int"),
+    Column("media_facts", "text", in_frame=False),  # every kept file's facts, as JSON
     Column("results", "text", in_frame=False),  # every result, as JSON
     Column("paths", "text"),  # saved files, as a JSON list
     Column("request", "text", "NOT NULL"),  # the body as sent, as JSON

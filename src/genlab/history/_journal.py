@@ -36,6 +36,7 @@ from genlab.history._pending import Pending
 from genlab.history._schema import EVENTS, REUSES, TASKS
 from genlab.history._store import Store
 from genlab.history._who import Who
+from genlab.media import MediaInfo
 
 logger = logging.getLogger("genlab")
 
@@ -161,7 +162,7 @@ class Journal:
         found = []
         for r in self._store.rows(
             sa.select(_T.task_id, _T.model, _T.kind, _T.created_at, _T.completed_at, _T.results,
-                      _T.paths, _T.submitted_at,
+                      _T.paths, _T.submitted_at, _T.media_facts, _T.mismatches,
                       sa.func.coalesce(_T.credits, _T.assumed_credits).label("counted"))
             .where(_T.address == address, _T.status == "succeeded")
             .order_by(_T.submitted_at.desc(), _T.completed_at.desc()).limit(limit)
@@ -175,7 +176,8 @@ class Journal:
             }, r.kind)
             paths = tuple(_saved(p) for p in json.loads(r.paths)) if r.paths else ()
             when = datetime.fromtimestamp(r.submitted_at, UTC)
-            found.append(PastResult(record, when, r.counted, paths))
+            found.append(PastResult(record, when, r.counted, paths,
+                                    *stored_facts(r.media_facts, r.mismatches)))
         return found
 
     def reuse_recorded(self, address: str, model: str, note: Reused) -> None:
@@ -252,14 +254,23 @@ class Journal:
             db.execute(sa.insert(EVENTS).values(task_id=record.task_id, status=record.status,
                                                 at=now))
 
-    def results_saved(self, task_id: str, paths: Sequence[str | os.PathLike[str]]) -> None:
-        """The task's results were saved to ``paths`` (local files or storage URLs)."""
+    def results_saved(
+        self,
+        task_id: str,
+        paths: Sequence[str | os.PathLike[str]],
+        media: Sequence[MediaInfo] = (),
+        mismatches: Sequence[str] = (),
+    ) -> None:
+        """The task's results were saved to ``paths`` (local files or storage URLs), with the
+        measured facts of each kept media file and how they differ from the request (see
+        :func:`fact_columns`); a call without facts keeps those already recorded."""
         with self._store.write() as db:
             known_text = db.execute(sa.select(_T.paths).where(_T.task_id == task_id)).scalar()
             known = json.loads(known_text) if known_text else []
             known += [os.fspath(p) for p in paths]
+            facts = fact_columns(media, mismatches) if media else {}
             db.execute(sa.update(TASKS).where(_T.task_id == task_id).values(
-                paths=json.dumps(known), updated_at=time.time()))
+                paths=json.dumps(known), updated_at=time.time(), **facts))
 
     def duration_samples(self, limit: int = 1000) -> list[DurationSample]:
         """The newest ``limit`` succeeded tasks: what each produced and how long it took.
@@ -281,6 +292,57 @@ class Journal:
             work = Work(r.model, r.kind, pixels, r.media_seconds, r.result_count or 1)
             samples.append(DurationSample(work, float(r.s), r.task_id))
         return samples
+
+
+MISMATCH_JOIN = "; "
+"""How the ``mismatches`` column joins a result's phrases (none of them holds it)."""
+
+
+def fact_columns(media: Sequence[MediaInfo], mismatches: Sequence[str]) -> dict[str, Any]:
+    """The ``tasks`` columns of a result's measured media: the first file's facts, every
+    file's as JSON, ``as_asked`` (1 or 0; NULL when nothing was measured) and the
+    mismatches joined by :data:`MISMATCH_JOIN` (NULL when there are none).
+
+    Example:
+        >>> row = fact_columns([MediaInfo(kind="video", width=1280, height=720, duration=5.0,
+        ...                               has_audio=True)], ["asked 10 s, got 5.0 s"])
+        >>> row["media_width"], row["media_duration"], row["has_audio"], row["as_asked"]
+        (1280, 5.0, 1, 0)
+        >>> row["mismatches"]
+        'asked 10 s, got 5.0 s'
+    """
+    first = media[0] if media else MediaInfo()
+    measured = bool(media)
+    return {
+        "as_asked": int(not mismatches) if measured else None,
+        "mismatches": MISMATCH_JOIN.join(mismatches) or None,
+        "media_width": first.width,
+        "media_height": first.height,
+        "media_duration": first.duration,
+        "media_fps": first.fps,
+        "media_frames": first.frames,
+        "video_codec": first.video_codec,
+        "audio_codec": first.audio_codec,
+        "has_audio": int(first.has_audio) if measured else None,
+        "media_bytes": first.bytes,
+        "media_facts": json.dumps([m.to_dict() for m in media]) if measured else None,
+    }
+
+
+def stored_facts(
+    media_facts: str | None, mismatches: str | None
+) -> tuple[tuple[MediaInfo, ...], tuple[str, ...]]:
+    """The facts and mismatches :func:`fact_columns` stored, read back (nothing re-probed).
+
+    Example:
+        >>> media, phrases = stored_facts('[{"kind": "image", "width": 512}]', None)
+        >>> media[0].kind, media[0].width, phrases
+        ('image', 512, ())
+    """
+    found = json.loads(media_facts) if media_facts else []
+    media = tuple(MediaInfo.from_dict(m) for m in found if isinstance(m, dict))
+    phrases = tuple(mismatches.split(MISMATCH_JOIN)) if mismatches else ()
+    return media, phrases
 
 
 def _saved(location: str) -> Path | str:

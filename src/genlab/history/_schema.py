@@ -19,13 +19,14 @@ import sqlalchemy as sa
 
 from genlab.history._columns import COLUMNS, Type
 
-HEAD = "0003"
+HEAD = "0004"
 """The newest migration; a database stamped with it needs no upgrade."""
 
 _TYPES: dict[Type, type[sa.types.TypeEngine[Any]]] = {
     "text": sa.Text,
     "int": sa.BigInteger,
     "float": sa.Double,
+    "bool": sa.SmallInteger,  # 0 or 1, NULL when unknown (the same on SQLite and PostgreSQL)
     "time": sa.Double,  # seconds since the epoch, as the SQLite files have always stored them
 }
 

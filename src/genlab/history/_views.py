@@ -12,12 +12,15 @@ from typing import TYPE_CHECKING, Any, TypedDict, cast
 import sqlalchemy as sa
 
 from genlab._wire import TaskRecord
+from genlab.catalog import result_of
 from genlab.display import EMPTY
 from genlab.history._columns import COLUMN, COLUMNS, DISPLAY_COLUMNS, FRAME_COLUMNS
+from genlab.history._journal import stored_facts
 from genlab.history._schema import TASKS
 from genlab.history._spend import SpendBy, spend
 from genlab.history._store import Store
 from genlab.history._summary import SUMMARY_COLUMNS, summarize
+from genlab.media import Result
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -114,13 +117,14 @@ class Views:
         return [{name: shown[name][i] for name in shown} for i in reversed(range(len(table)))]
 
 
-    def record(self, task_id: str) -> TaskRecord | None:
-        """The task as its last known record, with the files kept of it (``record.kept``);
-        None for a task id the history does not know."""
+    def record(self, task_id: str) -> Result | None:
+        """The task as a :class:`genlab.Result` (see :meth:`genlab.History.record`); None for
+        a task id the history does not know."""
         t = TASKS.c
         found = self._store.rows(
             sa.select(t.task_id, t.model, t.kind, t.status, t.created_at, t.completed_at,
-                      t.results, t.paths, t.error_code, t.error_message, t.error_json)
+                      t.results, t.paths, t.error_code, t.error_message, t.error_json,
+                      t.request, t.credits, t.media_facts, t.mismatches)
             .where(t.task_id == task_id).limit(1)
         )
         if not found:
@@ -137,7 +141,14 @@ class Views:
             data["error"] = error if isinstance(error, dict) else {
                 "code": r.error_code or "FAILED", "message": r.error_message or "no reason given"}
         kept = tuple(str(p) for p in json.loads(r.paths)) if r.paths else ()
-        return TaskRecord.read(data, r.kind).model_copy(update={"kept": kept})
+        media, mismatches = stored_facts(r.media_facts, r.mismatches)
+        body = json.loads(r.request) if r.request else None
+        # The stored facts and phrases ride on the record: result_of judges the facts again
+        # against the request, and keeps the stored phrases when the catalog no longer takes it.
+        stored = Result.model_construct(
+            **dict(TaskRecord.read(data, r.kind)), media=media, mismatches=mismatches)
+        return result_of(stored, body if isinstance(body, dict) else None, kept=kept,
+                         credits=r.credits)
 
 
 def _iso(seconds: float | None) -> str | None:
@@ -192,7 +203,7 @@ def frame(store: Store, filters: Filters, *, newest: int | None = None) -> pd.Da
             # pandas infers the unit from the values (whole seconds give "us"): pin the dtype.
             moments = pd.to_datetime(column.astype("float64"), unit="s", utc=True)
             data[name] = moments.as_unit("ns")
-        elif kind in ("int", "float"):
+        elif kind in ("int", "float", "bool"):  # 0/1 -> True/False, NULL -> <NA>
             data[name] = pd.Series(column.astype("float64")).astype(dtype).array
         else:
             data[name] = pd.array(column, dtype=dtype)
