@@ -44,6 +44,7 @@ from genlab.client.journal import Reused
 
 if typing.TYPE_CHECKING:
     from genlab.comparison import Comparison, compare
+    from genlab.experiments import experiment, prompt
     from genlab.history import History
     from genlab.report import leaderboard
     from genlab.widgets import rate, studio
@@ -54,7 +55,9 @@ _LAZY = {
     "Comparison": "genlab.comparison",
     "History": "genlab.history",
     "compare": "genlab.comparison",
+    "experiment": "genlab.experiments",
     "leaderboard": "genlab.report",
+    "prompt": "genlab.experiments",
     "rate": "genlab.widgets",
     "studio": "genlab.widgets",
 }
@@ -112,8 +115,10 @@ __all__ = [
     "compare",
     "connect",
     "estimate_credits",
+    "experiment",
     "inspect",
     "leaderboard",
+    "prompt",
     "rate",
     "studio",
     "validate",
