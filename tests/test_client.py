@@ -650,7 +650,8 @@ async def test_a_history_that_cannot_record_stops_the_submit_before_sending() ->
 def test_the_client_imports_no_notebook_or_emulator_modules() -> None:
     code = (
         "import sys, genlab, genlab.client; "
-        "bad = [m for m in ('pandas', 'ipywidgets', 'tqdm', 'genlab.emulator', 'fastapi') "
+        "bad = [m for m in ('pandas', 'ipywidgets', 'tqdm', 'genlab.emulator', 'fastapi', 'av', "
+        "'PIL') "
         "if m in sys.modules]; print(bad)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -245,7 +245,7 @@ SNIFFED = [
     (b"\x00\x00\x00\x08skip\x00\x00\x00\x00", "video/quicktime", ".mov"),
     (b"\x1a\x45\xdf\xa3\x9f\x42\x86\x81\x01", "video/webm", ".webm"),
     (b"<!DOCTYPE html><html>", None, None),
-    (b"RIFF\x24\x00\x00\x00WAVEfmt ", None, None),
+    (b"RIFF\x24\x00\x00\x00WAVEfmt ", "audio/wav", ".wav"),
     (b"\x00\x00\x00\x08junk\x00\x00\x00\x00", None, None),
     (b"GIF8", None, None),
     (b"", None, None),

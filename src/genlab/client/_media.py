@@ -51,10 +51,12 @@ from genlab.client._config import TaskRecord, VideoResult
 from genlab.client._transport import MAX_REDIRECTS, Http
 from genlab.client._uploads import safe_filename
 from genlab.media import (
+    CONTENT_TYPES,
     MEDIA_ENV,
     SNIFF_BYTES,
     Location,
     MediaInfo,
+    by_extension,
     media_location,
     media_name,
     probe,
@@ -178,18 +180,7 @@ async def fetch_media(http: Http, url: str, *, max_bytes: int = MAX_MEDIA_BYTES)
 
 logger = logging.getLogger("genlab")
 
-CONTENT_TYPES = {
-    "video/mp4": ".mp4",
-    "video/quicktime": ".mov",
-    "video/webm": ".webm",
-    "image/png": ".png",
-    "image/jpeg": ".jpg",
-    "image/jpg": ".jpg",
-    "image/webp": ".webp",
-    "image/gif": ".gif",
-}
 _SNIFF = SNIFF_BYTES  # bytes enough to tell every format genlab.media.sniff knows
-KNOWN_SUFFIXES = frozenset({".mp4", ".mov", ".webm", ".png", ".jpg", ".jpeg", ".webp", ".gif"})
 
 
 def extension_for(content_type: str | None, url: str, default: str, head: bytes = b"") -> str:
@@ -206,6 +197,8 @@ def extension_for(content_type: str | None, url: str, default: str, head: bytes 
         '.webp'
         >>> extension_for("application/octet-stream", "https://x/a", ".mp4", b"\\x89PNG\\r\\n\\x1a\\n")
         '.png'
+        >>> extension_for("application/octet-stream", "https://x/a", ".png", b"II*\\x00")
+        '.tiff'
     """  # noqa: E501
     if content_type:
         ext = CONTENT_TYPES.get(content_type.split(";")[0].strip().lower())
@@ -214,10 +207,8 @@ def extension_for(content_type: str | None, url: str, default: str, head: bytes 
     sniffed = sniff(head)
     if sniffed:
         return sniffed.extension
-    suffix = PurePosixPath(httpx.URL(url).path).suffix.lower()
-    if suffix in KNOWN_SUFFIXES:
-        return ".jpg" if suffix == ".jpeg" else suffix
-    return default
+    named = by_extension(PurePosixPath(httpx.URL(url).path).suffix)
+    return named.extension if named else default
 
 
 async def download_task(

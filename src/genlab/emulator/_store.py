@@ -12,25 +12,13 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
-CONTENT_TYPES = {
-    ".mp4": "video/mp4",
-    ".mov": "video/quicktime",
-    ".png": "image/png",
-    ".jpg": "image/jpeg",
-    ".jpeg": "image/jpeg",
-    ".webp": "image/webp",
-    ".gif": "image/gif",
-    ".bmp": "image/bmp",
-    ".tif": "image/tiff",
-    ".tiff": "image/tiff",
-    ".wav": "audio/wav",
-    ".mp3": "audio/mpeg",
-}
+from genlab.media import by_extension
 
 
 def content_type_for(name: str) -> str:
     """The media type for a file name, ``application/octet-stream`` when unknown."""
-    return CONTENT_TYPES.get(Path(name).suffix.lower(), "application/octet-stream")
+    known = by_extension(Path(name).suffix)
+    return known.mime if known else "application/octet-stream"
 
 
 def upload_name(filename: str) -> str:

@@ -1,5 +1,6 @@
 """Kept media: where saved files live (a folder or a bucket), reading them back, what a file
-is from its first bytes, and the provenance written inside each kept file (:func:`stamp`,
+is from its first bytes (:func:`sniff`) and its facts (:func:`probe`: size, duration, codecs),
+and the provenance written inside each kept file (:func:`stamp`,
 :func:`read_provenance`). The client saves through it; reports and widgets read through it.
 
 Display-size previews (PyAV, Pillow) are in :mod:`genlab.media.preview`, which this package
@@ -27,7 +28,17 @@ from genlab.media._provenance import (
     stamp_file,
 )
 from genlab.media._result import Result
-from genlab.media._sniff import SNIFF_BYTES, Sniffed, sniff
+from genlab.media._sniff import (
+    AUDIO_SUFFIXES,
+    CONTENT_TYPES,
+    IMAGE_SUFFIXES,
+    MEDIA_SUFFIXES,
+    SNIFF_BYTES,
+    VIDEO_SUFFIXES,
+    Sniffed,
+    by_extension,
+    sniff,
+)
 from genlab.media._storage import (
     MEDIA_ENV,
     Location,
@@ -43,16 +54,22 @@ from genlab.media._storage import (
 )
 
 __all__ = [
+    "AUDIO_SUFFIXES",
+    "CONTENT_TYPES",
+    "IMAGE_SUFFIXES",
     "MAX_PROVENANCE_BYTES",
     "MEDIA_ENV",
+    "MEDIA_SUFFIXES",
     "PROVENANCE_FORMATS",
     "PROVENANCE_SCHEMA",
     "Result",
     "SNIFF_BYTES",
+    "VIDEO_SUFFIXES",
     "Location",
     "MediaInfo",
     "Sniffed",
     "ValidatedRequest",
+    "by_extension",
     "copy_media",
     "is_remote",
     "media_join",

@@ -30,16 +30,24 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from genlab._errors import GenlabError
+from genlab._errors import GenlabError, MediaError
 from genlab.display import ERROR, LINK, MUTED, WARNING, card, escape, grid, text
-from genlab.media import MEDIA_SUFFIXES, VIDEO_SUFFIXES, media_location, media_name, media_size
+from genlab.media import (
+    MEDIA_SUFFIXES,
+    VIDEO_SUFFIXES,
+    media_location,
+    media_name,
+    media_size,
+    sniff,
+)
 from genlab.media._storage import read_media
-from genlab.media.preview import embed
+from genlab.media.preview import MAX_EMBED_BYTES, embed, image_preview
 
 if TYPE_CHECKING:  # a Result draws itself with this module: no import back at run time
     from genlab.media._result import Result
@@ -49,7 +57,11 @@ SHOWN_FIELDS = 6
 TILE_WIDTH = 320
 """How wide a video or image is shown in a card or a gallery tile before it is enlarged."""
 MAX_READ_BYTES = 64 * 1024 * 1024
-"""No kept file larger than this is read to make a preview; its cover stands in."""
+"""No kept video larger than this is read to make a preview; its cover stands in."""
+THUMB_WIDTH = 480
+"""Images wider than this (in pixels) may be embedded as a smaller copy (shown at 320 px,
+enlarged on click)."""
+_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://\S+")
 _SIDE_STEMS = ("_cover", "_last_frame")
 
 Play = Literal["once", "click"]
@@ -99,46 +111,53 @@ def data_uri(data: bytes, mime: str) -> str:
     return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
 
 
-def shown_bytes(data: bytes, *, cover: Callable[[], bytes | None] | None = None) -> Shown:
-    """What a page shows for ``data`` (a kept file's bytes): the browser-playable preview of
-    :func:`~genlab.media.preview.embed` with its poster; for a video too large to embed even
-    as a preview, its cover (else its first frame); else a note.
+def reason(exc: BaseException) -> str:
+    """Why media could not be read, for people, without echoing its (possibly local) URL.
+
+    Example:
+        >>> from genlab._errors import MediaError
+        >>> reason(MediaError("HTTP 404", url="http://127.0.0.1:8000/media/x.mp4", status=404))
+        'HTTP 404'
+        >>> reason(ValueError("no answer from http://127.0.0.1:8000/media/x.mp4"))
+        'no answer from the media URL'
+    """
+    if isinstance(exc, MediaError):
+        return exc.reason
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    text = _URL.sub("the media URL", str(exc)).strip()
+    return text or type(exc).__name__
+
+
+def shown_bytes(
+    data: bytes, *, cover: Callable[[], bytes | None] | None = None,
+    max_bytes: int = MAX_EMBED_BYTES, image_width: int = THUMB_WIDTH, fit_images: bool = False,
+) -> Shown:
+    """What a page shows for ``data`` (a whole media file): :func:`genlab.media.preview.embed`'s
+    choice as data URIs (a video as the preview every front end plays, with its poster; an
+    image as it is when browsers show it and it is small, else a ``image_width`` copy); for a
+    video too large to embed even as a preview, its cover (``cover()``), else its first
+    frame, else a note.
 
     Example:
         >>> shown_bytes(b"not media").note
         'media in an unrecognised format'
     """
-    made = embed(data)
+    made = embed(data, image_width=image_width, max_bytes=max_bytes, fit_images=fit_images)
+    if made.kind is None and _is_video(data):
+        return _large_video(len(data), cover, image_width, made.poster)
+    note = made.note or ""
+    if made.kind is None or made.kind == "audio" or not made.mime:
+        return Shown(None, note=note or "audio only: open the original")
+    tag: Literal["video", "img"] = "img" if made.kind == "image" else "video"
     poster = data_uri(made.poster, "image/jpeg") if made.poster else ""
-    if made.kind == "video" and made.mime:
-        return Shown("video", data_uri(made.data, made.mime), made.note or "", poster)
-    if made.kind == "image" and made.mime:
-        return Shown("img", data_uri(made.data, made.mime), made.note or "")
-    if made.kind == "audio":
-        return Shown(None, note="audio only: open the original")
-    note = made.note or "media in an unrecognised format"
-    if made.poster is not None or cover is not None and "video" in note:
-        return _stand_in(note, cover, poster)
-    return Shown(None, note=note)
+    return Shown(tag, data_uri(made.data, made.mime), note=note, poster=poster)
 
 
-def _stand_in(note: str, cover: Callable[[], bytes | None] | None, poster: str) -> Shown:
-    """A video too large to embed: its cover (else its first frame) as an image, or a note."""
-    note = note.removesuffix("; showing its first frame")
-    try:
-        data = cover() if cover is not None else None
-    except Exception:  # a cover that cannot be read: the first frame, or the note alone
-        data = None
-    if data:
-        made = embed(data)
-        if made.kind == "image" and made.mime:
-            return Shown("img", data_uri(made.data, made.mime), note=f"{note}; showing its cover")
-    if poster:
-        return Shown("img", poster, note=f"{note}; showing its first frame")
-    return Shown(None, note=f"{note}, and it has no cover")
-
-
-def shown_file(path: Path | str, cover: Path | str | None = None) -> Shown:
+def shown_file(
+    path: Path | str, cover: Path | str | None = None, *, max_bytes: int = MAX_EMBED_BYTES,
+    image_width: int = THUMB_WIDTH,
+) -> Shown:
     """:func:`shown_bytes` of one kept file (a path, or a storage URL such as
     ``s3://bucket/runs/t1.mp4``); a file that cannot be read becomes a note."""
     def read_cover() -> bytes | None:
@@ -146,12 +165,41 @@ def shown_file(path: Path | str, cover: Path | str | None = None) -> Shown:
 
     try:
         size = media_size(path)
-        if size > MAX_READ_BYTES:
-            return _stand_in(f"video is {size / 1e6:.1f} MB, too large to embed", read_cover, "")
+        video = Path(media_name(path)).suffix.lower() in VIDEO_SUFFIXES
+        if video and size > MAX_READ_BYTES:
+            return _large_video(size, read_cover, image_width)
         data = read_media(path)
     except (OSError, GenlabError) as exc:  # missing, unreadable, or its store unreachable
-        return Shown(None, note=f"could not be read ({type(exc).__name__}: {exc})")
-    return shown_bytes(data, cover=read_cover)
+        return Shown(None, note=f"could not be read ({reason(exc)})")
+    return shown_bytes(data, cover=read_cover, max_bytes=max_bytes, image_width=image_width)
+
+
+def _is_video(data: bytes) -> bool:
+    """True for a video: when it is too large to embed, its cover stands in."""
+    found = sniff(data[:64])
+    return found is not None and found.mime.startswith("video/")
+
+
+def _large_video(
+    size: int, cover: Callable[[], bytes | None] | None, image_width: int,
+    first_frame: bytes | None = None,
+) -> Shown:
+    """A video over the embedding limit: its cover as a smaller copy, else its own first
+    frame, else a note."""
+    note = f"video is {size / 1e6:.1f} MB, too large to embed"
+    missing = ", and it has no cover"
+    data = None
+    try:
+        data = cover() if cover is not None else None
+    except Exception as exc:  # a cover that cannot be read becomes part of the note
+        missing = f"; its cover is unavailable ({reason(exc)})"
+    small = image_preview(data, width=image_width) if data else None
+    if small is not None:
+        return Shown("img", data_uri(small[0], small[1]), note=f"{note}; showing its cover")
+    if first_frame:
+        return Shown("img", data_uri(first_frame, "image/jpeg"),
+                     note=f"{note}; showing its first frame")
+    return Shown(None, note=note + missing)
 
 
 def _key(uri: str, salt: str) -> str:
@@ -374,6 +422,7 @@ def outcomes_html(outcomes: Iterable[Any]) -> str:
 
 __all__ = [
     "MEDIA_CSS",
+    "THUMB_WIDTH",
     "TILE_WIDTH",
     "Shown",
     "data_uri",
@@ -381,6 +430,7 @@ __all__ = [
     "media_html",
     "original_link",
     "outcomes_html",
+    "reason",
     "result_body_html",
     "result_html",
     "results_html",

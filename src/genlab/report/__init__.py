@@ -37,7 +37,7 @@ from __future__ import annotations
 from genlab.display import HTML
 from genlab.history import SUMMARY_COLUMNS, normalized, summarize
 from genlab.media.card import MEDIA_CSS, media_html, tile_html
-from genlab.media.preview import PREVIEW_WIDTH, poster, video_preview
+from genlab.media.preview import MAX_EMBED_BYTES, PREVIEW_WIDTH, poster, video_preview
 from genlab.report._bradley_terry import ELO_BASE, ELO_SCALE, Strengths, strengths
 from genlab.report._bradley_terry import counts as vote_counts
 from genlab.report._charts import plot_spend, plot_summary
@@ -54,7 +54,6 @@ from genlab.report._leaderboard import BOARD_COLUMNS, Leaderboard, leaderboard
 from genlab.report._leaderboard_charts import plot_leaderboard, plot_win_rates
 from genlab.report._leaderboard_html import leaderboard_html
 from genlab.report._media import (
-    MAX_EMBED_BYTES,
     MAX_FETCH_BYTES,
     THUMB_WIDTH,
     TILE_WIDTH,
