@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from genlab.display import HTML
 from genlab.history import SUMMARY_COLUMNS, normalized, summarize
-from genlab.media.card import MEDIA_CSS, media_html, tile_html
+from genlab.media.card import MEDIA_CSS, THUMB_WIDTH, TILE_WIDTH, media_html, tile_html
 from genlab.media.preview import MAX_EMBED_BYTES, PREVIEW_WIDTH, poster, video_preview
 from genlab.report._bradley_terry import ELO_BASE, ELO_SCALE, Strengths, strengths
 from genlab.report._bradley_terry import counts as vote_counts
@@ -55,8 +55,6 @@ from genlab.report._leaderboard_charts import plot_leaderboard, plot_win_rates
 from genlab.report._leaderboard_html import leaderboard_html
 from genlab.report._media import (
     MAX_FETCH_BYTES,
-    THUMB_WIDTH,
-    TILE_WIDTH,
     Embed,
     Fetch,
     MediaReader,
