@@ -259,9 +259,9 @@ class PromptDiff:
                 parts.append(escape(old))
                 continue
             if old.strip():
-                parts.append(f"<del class='genlab-del'>{escape(old)}</del>")
+                parts.append(_marked(old, "del"))
             if new.strip():
-                parts.append(f"<ins class='genlab-ins'>{escape(new)}</ins>")
+                parts.append(_marked(new, "ins"))
             elif new:
                 parts.append(escape(new))
         label = ""
@@ -272,6 +272,14 @@ class PromptDiff:
 
     def _repr_html_(self) -> str:
         return f"<style>{DIFF_CSS}</style>{self.html()}"
+
+
+def _marked(text: str, tag: str) -> str:
+    # Spaces around a change stay outside its highlight: the words are what changed.
+    core = text.strip()
+    start = text.index(core)
+    return (f"{escape(text[:start])}<{tag} class='genlab-{tag}'>{escape(core)}</{tag}>"
+            f"{escape(text[start + len(core):])}")
 
 
 # Removals and additions read in light and dark themes: JupyterLab's own error and success
