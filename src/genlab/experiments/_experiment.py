@@ -28,7 +28,7 @@ FACT_COLUMNS: tuple[str, ...] = (
 )
 """The measured facts of each cell's kept media, as the history keeps them."""
 
-_DTYPES: dict[str, str] = {
+_DTYPES: dict[str, Any] = {
     "experiment": "string", "prompt_name": "string", "prompt_version": "Int64",
     "prompt": "string", "model": "string", "seed": "Int64", "task_id": "string",
     "status": "string", "error": "string", "credits": "Int64", "seconds": "Float64",
@@ -120,16 +120,18 @@ class Experiment:
         for start in range(0, len(ids), _CHUNK):
             part = ids[start:start + _CHUNK]
             marks = ", ".join(f":t{i}" for i in range(len(part)))
-            for row in self.history.query(f"SELECT {_READ} FROM tasks WHERE task_id IN ({marks})",
-                                          {f"t{i}": v for i, v in enumerate(part)}):
-                tasks[str(row["task_id"])] = row
+            for found in self.history.query(
+                f"SELECT {_READ} FROM tasks WHERE task_id IN ({marks})",
+                {f"t{i}": v for i, v in enumerate(part)},
+            ):
+                tasks[str(found["task_id"])] = found
         scores = self.history.scores(ids)
         rows = []
         self._paths = {}
         for cell in self.cells:
             task_id = assigned.get(cell.key) if cell.request is not None else None
             task = tasks.get(task_id) if task_id else None
-            row: dict[str, Any] = {
+            line: dict[str, Any] = {
                 "experiment": self.name, "prompt_name": cell.prompt.name,
                 "prompt_version": cell.prompt.version, "prompt": cell.text,
                 **{v: cell.variables.get(v) for v in self.variables},
@@ -143,7 +145,7 @@ class Experiment:
                 **{f: (task or {}).get(f) for f in FACT_COLUMNS},
                 **{s: scores.get(task_id or "", {}).get(s) for s in self.scorers},
             }
-            rows.append(row)
+            rows.append(line)
             if task is not None and task.get("paths"):
                 try:
                     self._paths[str(task_id)] = [str(p) for p in json.loads(task["paths"])]

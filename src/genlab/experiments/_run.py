@@ -94,13 +94,13 @@ def find_cells(history: History, name: str, cells: Sequence[Cell]) -> _Found:
     by_id = {r["task_id"]: r for r in rows if r["task_id"]}
     claimed = {t for t in recorded.values() if t}
     spare: dict[str, list[Mapping[str, Any]]] = {}
-    for row in rows:  # this experiment's submissions no cell names yet, oldest first
-        if row["task_id"] not in claimed and row["address"]:
-            spare.setdefault(row["address"], []).append(row)
+    for each in rows:  # this experiment's submissions no cell names yet, oldest first
+        if each["task_id"] not in claimed and each["address"]:
+            spare.setdefault(each["address"], []).append(each)
     found = _Found([], [], [], [])
     for cell in cells:
         task_id = recorded.get(cell.key)
-        row = by_id.get(task_id) if task_id else None
+        row: Mapping[str, Any] | None = by_id.get(task_id) if task_id else None
         if row is None and cell.address in spare and spare[cell.address]:
             row = spare[cell.address].pop(0)
             if row["task_id"]:

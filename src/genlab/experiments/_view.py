@@ -112,7 +112,8 @@ def _version_header(version: Prompt, before: Prompt | None) -> str:
 def grid_html(exp: Experiment, columns: Literal["prompt", "model"] = "prompt") -> str:
     """The experiment's grid as an HTML fragment (see :meth:`Experiment.show`)."""
     frame = exp.df
-    rows = frame.to_dict("records")
+    rows: list[Mapping[str, Any]] = [{str(k): v for k, v in r.items()}
+                                     for r in frame.to_dict("records")]
     versions = exp.versions
     header_cells: list[str] = []
     if columns == "model":
@@ -172,10 +173,12 @@ def compare_frame(exp: Experiment, baseline: Prompt, candidate: Prompt) -> pd.Da
 
     by: dict[tuple[str, str, Prompt], dict[Any, Mapping[str, Any]]] = {}
     sets: dict[str, Mapping[str, Any]] = {}
-    for cell, row in zip(exp.cells, exp.df.to_dict("records"), strict=True):
+    records: list[Mapping[str, Any]] = [{str(k): v for k, v in r.items()}
+                                        for r in exp.df.to_dict("records")]
+    for cell, record in zip(exp.cells, records, strict=True):
         key = _key(cell.variables)
         sets.setdefault(key, cell.variables)
-        by.setdefault((cell.model, key, cell.prompt), {})[cell.seed] = row
+        by.setdefault((cell.model, key, cell.prompt), {})[cell.seed] = record
     out = []
     for model in exp.models:
         for key, variables in sets.items():

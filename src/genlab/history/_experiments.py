@@ -108,7 +108,7 @@ class Experiments:
         ids = list(dict.fromkeys(task_ids))
         out: dict[str, dict[str, float | None]] = {}
         for start in range(0, len(ids), _CHUNK):
-            rows = self._store.rows(
+            rows = self._store.tuples(
                 sa.select(SCORES.c.task_id, SCORES.c.scorer, SCORES.c.value)
                 .where(SCORES.c.task_id.in_(ids[start:start + _CHUNK]))
                 .order_by(SCORES.c.task_id, SCORES.c.scorer)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
@@ -78,8 +78,8 @@ def check_name(name: object, what: str = "a prompt's name") -> str:
     return name.strip()
 
 
-def _version(row: sa.Row[tuple[str, int, str, int | None, float, str | None]]) -> PromptVersion:
-    name, version, template, parent, created_at, user = row
+def _version(row: Any) -> PromptVersion:
+    name, version, template, parent, created_at, user = tuple(row)
     return PromptVersion(name, int(version), template,
                          None if parent is None else int(parent), float(created_at), user)
 
@@ -197,7 +197,7 @@ class Prompts:
 
     def aliases(self, name: str) -> dict[str, int]:
         """Alias -> version, for ``name``."""
-        rows = self._store.rows(
+        rows = self._store.tuples(
             sa.select(PROMPT_ALIASES.c.alias, PROMPT_ALIASES.c.version)
             .where(PROMPT_ALIASES.c.name == name)
         )
@@ -214,7 +214,7 @@ class Prompts:
             query = query.where(PROMPT_VERSIONS.c.name == name)
             aliases = aliases.where(PROMPT_ALIASES.c.name == name)
         named: dict[tuple[str, int], list[str]] = {}
-        for prompt, alias, version in self._store.rows(aliases):
+        for prompt, alias, version in self._store.tuples(aliases):
             named.setdefault((prompt, int(version)), []).append(alias)
         rows = [
             {"name": v.name, "version": v.version, "parent": v.parent,
