@@ -167,7 +167,7 @@ def test_the_whole_matrix_is_refused_over_budget_before_any_submit(
 
 
 def test_running_the_same_call_again_pays_for_nothing_and_scores_once(
-    client: genlab.Client, history: History, server: emulator.EmulatorHandle
+    client: genlab.Client, history: History, server: emulator.EmulatorHandle, tmp_path: Path
 ) -> None:
     kite, kite2 = kites(history)
     calls: list[str] = []
@@ -190,6 +190,8 @@ def test_running_the_same_call_again_pays_for_nothing_and_scores_once(
     table = second.compare("kite@1", "v2")
     assert table["words_change"].tolist() == [3.0, 3.0]
     assert table["change"].iloc[0] == "A paper kite{+ soaring+} over dunes at dusk{+, 35 mm+}"
+    page = second.to_html(tmp_path / "again.html").read_text()
+    assert "<th>words</th>" in page and "<td>7</td>" in page and "<td>10</td>" in page
 
 
 def test_the_grid_shows_diffs_seeds_and_escaped_text(

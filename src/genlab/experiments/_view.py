@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
+import numpy as np
+
 from genlab._version import __version__
 from genlab.display import BACKGROUND, BORDER, MUTED, SHADE, TEXT, escape, status_badge
 from genlab.experiments._prompt import DIFF_CSS, Prompt, PromptDiff, _slots_html
@@ -58,10 +60,15 @@ def _number(value: Any) -> str:
 
 
 def _missing(value: Any) -> bool:
+    import pandas as pd
+
+    if value is None:
+        return True
     try:
-        return value is None or bool(value != value) or str(value) == "<NA>"
+        found = pd.isna(value)
     except (TypeError, ValueError):
         return False
+    return isinstance(found, bool | np.bool_) and bool(found)
 
 
 def _variables_html(variables: Mapping[str, Any]) -> str:
