@@ -327,3 +327,28 @@ def test_a_process_killed_mid_experiment_is_continued_without_paying_twice(
         assert len(cells) == 8 and len({c["task_id"] for c in cells}) == 8
     finally:
         history.close()
+
+
+def test_prompt_versions_are_ranked_by_votes_between_their_results(
+    client: genlab.Client, history: History
+) -> None:
+    from genlab.history import RatingEntry
+
+    kite, kite2 = kites(history)
+    exp = genlab.experiment(client, "votes", prompts=[kite, kite2], models=["image-d"],
+                            vars={"subject": ["paper kite"], "place": "dunes"},
+                            params={"resolution": "512"}, seeds=[1, 2, 3], quiet=True,
+                            progress=False)
+    df = exp.df
+    old = df[df["prompt_version"] == 1]["task_id"].tolist()
+    new = df[df["prompt_version"] == 2]["task_id"].tolist()
+    for left, right in zip(new, old, strict=True):  # people preferred version 2 each time
+        history.add_rating(RatingEntry(left, right, "left", left_model="image-d",
+                                       right_model="image-d", prompt_address="x"))
+    board = exp.leaderboard(seed=0)
+    assert board.index[0] == "kite@2" and int(board.loc["kite@2", "wins"]) == 3
+    assert int(board.loc["kite@1", "losses"]) == 3
+    same = genlab.leaderboard(history, by="prompt_version", experiment="votes", seed=0)
+    assert same.index.tolist() == ["kite@2", "kite@1"]
+    with pytest.raises(ValueError, match="experiment='its name'"):
+        genlab.leaderboard(history, by="prompt_version")

@@ -240,6 +240,19 @@ class Experiment:
         return DisplayFrame(compare_frame(self, self.version(baseline),
                                           self.version(candidate)))
 
+    def leaderboard(self, **options: Any) -> Any:
+        """Rank the prompt versions by people's votes between this experiment's results:
+        ``genlab.leaderboard(history, by="prompt_version", experiment=name)``, scores with
+        intervals as models are ranked. ``options`` are the leaderboard's (``level``,
+        ``rounds``, ``seed``, filters).
+
+        Example:
+            exp.leaderboard()       # after rating pairs of its results
+        """
+        from genlab.report import leaderboard
+
+        return leaderboard(self.history, by="prompt_version", experiment=self.name, **options)
+
     def to_html(self, path: str | os.PathLike[str], *, columns: Columns = "prompt") -> Path:
         """Write the experiment as one HTML file (grid with diffs and media embedded, the
         versions' score summary and every cell), loading nothing from elsewhere."""
