@@ -16,7 +16,7 @@ Example:
     >>> len(cells), sum(c.invalid is not None for c in cells)
     (8, 4)
     >>> [c for c in cells if c.model == "video-b"][0].invalid.splitlines()[0]
-    "resolution: Input should be '480P', '720P' or '1080P'"
+    "video-b: resolution must be one of '480P' or '720P' (got '512')"
     >>> history.close()
 """
 
