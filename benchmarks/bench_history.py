@@ -47,8 +47,23 @@ def records(count: int, start: float) -> list[dict[str, Any]]:
             "started_at": created + 1.0, "completed_at": created + 30.0, "result_count": 1,
             "result_url": f"https://media.example/{i}.mp4", "width": 1280, "height": 720,
             "media_seconds": 5.0,
+            **(_FACTS[i % 3] if i % 10 else {}),  # measured when kept; failed runs have none
         })
     return out
+
+
+# The facts measured of kept media (migration 0004): as asked, clamped, and clamped twice.
+_FACT = {"media_width": 1280, "media_height": 720, "media_duration": 5.04, "media_fps": 24.0,
+         "media_frames": 121, "video_codec": "h264", "audio_codec": None, "has_audio": 0,
+         "media_bytes": 1_843_112, "as_asked": 1, "mismatches": None,
+         "media_facts": json.dumps([{"kind": "video", "width": 1280, "height": 720,
+                                     "duration": 5.04, "fps": 24.0, "frames": 121}])}
+_FACTS = (
+    _FACT,
+    {**_FACT, "media_duration": 3.0, "as_asked": 0, "mismatches": "asked 5 s, got 3.0 s"},
+    {**_FACT, "media_duration": 3.0, "audio_codec": "aac", "has_audio": 1, "as_asked": 0,
+     "mismatches": "asked 5 s, got 3.0 s; asked no audio, got an audio track"},
+)
 
 
 def _writer(location: str, worker: int, out: Any) -> None:

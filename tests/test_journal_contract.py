@@ -29,6 +29,7 @@ from genlab.client import Task, TaskRecord
 from genlab.client._prepare import submit_entry
 from genlab.client.journal import MemoryJournal, Reused, SpendJournal, SubmitEntry
 from genlab.history import History
+from genlab.media import MediaInfo
 
 DAY = datetime(2027, 1, 15, tzinfo=UTC)  # the UTC day most entries are submitted on
 PRICED = {"model": "video-a", "prompt": "a kite", "duration": 2, "resolution": "480P"}  # 160
@@ -240,6 +241,32 @@ def test_find_results_gives_the_succeeded_tasks_of_an_address_newest_first(
     assert [p.record.task_id for p in journal.find_results(kite.address, limit=1)] == ["t-new"]
     assert [p.record.task_id for p in journal.find_results(boat.address)] == ["t-boat"]
     assert journal.find_results("0" * 64) == []
+
+
+def test_an_earlier_result_carries_the_facts_measured_when_it_was_kept(
+    subject: Subject, tmp_path: Path
+) -> None:
+    journal = subject.journal
+    kite = entry(PRICED)
+    assert kite.address is not None
+    _run(journal, kite, "t-clamped", "succeeded", DAY)
+    _run(journal, replace(kite, submitted_at=DAY - timedelta(hours=1)), "t-unmeasured",
+         "succeeded", DAY)
+    clamped = MediaInfo(kind="video", width=854, height=480, duration=1.0, fps=24.0,
+                        frames=24, video_codec="h264")
+    phrases = ("asked 2 s, got 1.0 s",)
+    journal.results_saved("t-clamped", [tmp_path / "t-clamped.mp4"], [clamped], phrases)
+    journal.results_saved("t-clamped", ["s3://bucket/t-clamped.mp4"])  # no facts: kept
+    journal.results_saved("t-unmeasured", ["s3://bucket/t-unmeasured.mp4"])  # two-arg form
+    found = {p.record.task_id: p for p in journal.find_results(kite.address)}
+    assert (found["t-clamped"].media, found["t-clamped"].mismatches) == ((clamped,), phrases)
+    assert found["t-clamped"].as_asked is False
+    assert found["t-clamped"].paths == (tmp_path / "t-clamped.mp4", "s3://bucket/t-clamped.mp4")
+    assert (found["t-unmeasured"].media, found["t-unmeasured"].as_asked) == ((), None)
+    # A later reuse of the same result hands over the same facts, from another handle too.
+    again = subject.another().find_results(kite.address)
+    assert {p.record.task_id: p.as_asked for p in again} == {
+        "t-clamped": False, "t-unmeasured": None}
 
 
 def test_reuses_are_recorded(subject: Subject) -> None:

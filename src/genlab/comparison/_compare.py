@@ -23,6 +23,7 @@ from genlab.comparison._plan import Run, plan
 from genlab.comparison._progress import GridProgress
 from genlab.comparison._result import Comparison
 from genlab.history import History
+from genlab.media import Result
 from genlab.report import MAX_FETCH_BYTES
 
 
@@ -211,6 +212,7 @@ def _row(
     record = outcome.record if outcome is not None else None
     first = record.results[0] if record is not None and record.results else None
     video = first if isinstance(first, VideoResult) else None
+    result = record if isinstance(record, Result) else None
     if isinstance(saved, str):
         error = f"{error}; {saved}" if error else saved
     return {
@@ -236,6 +238,9 @@ def _row(
             list(record.kept) if record is not None and record.kept else None),
         "tag": tag,
         "reused": isinstance(record, ReusedRecord),  # an earlier result: nothing was paid
+        # Whether the kept media measured as asked (None: not kept, or not measured).
+        "as_asked": result.as_asked if result is not None else None,
+        "mismatches": "; ".join(result.mismatches) or None if result is not None else None,
     }
 
 
@@ -248,9 +253,10 @@ _DTYPES: dict[str, Any] = {
     "height": "Int64",
     "media_seconds": "Float64",
     "reused": "boolean",
+    "as_asked": "boolean",
 }
 _TEXT = ("prompt", "model", "kind", "status", "error", "mode", "task_id", "result_url",
-         "cover_url", "tag")
+         "cover_url", "tag", "mismatches")
 
 
 def _frame(rows: list[dict[str, Any]], params: Sequence[str]) -> pd.DataFrame:

@@ -101,7 +101,9 @@ class Comparison:
 
     def summary(self, by: str | Sequence[str] = "model") -> pd.DataFrame:
         """Per model: runs, succeeded, failed, invalid, other, success rate, p50/p95 seconds,
-        credits and unpriced runs (see :func:`genlab.report.summarize`).
+        credits, unpriced runs and ``as_asked``, the share of results delivered as asked
+        (over those whose media were measured; NA where none were); see
+        :func:`genlab.report.summarize`.
 
         Example:
             cmp.summary(by=["model", "duration"])

@@ -32,6 +32,7 @@ SUMMARY_COLUMNS = (
     "p95_seconds",
     "credits",
     "unpriced",
+    "as_asked",
 )
 """The columns of :func:`summarize`, in order."""
 
@@ -40,7 +41,8 @@ def normalized(df: pd.DataFrame) -> pd.DataFrame:
     """A copy of ``df`` with the columns reports read, whichever genlab table it came from.
 
     Canonical columns: prompt, model, kind, status, error, task_id, credits, seconds,
-    result_url, cover_url, paths. Missing ones are filled with NA; History's
+    result_url, cover_url, paths, as_asked (nullable boolean: NA where the media were not
+    measured). Missing ones are filled with NA; History's
     ``total_seconds`` becomes ``seconds``, ``error_message`` (else ``reason``) becomes
     ``error``, and a submission that never became a task shows its state as its status.
 
@@ -74,6 +76,9 @@ def normalized(df: pd.DataFrame) -> pd.DataFrame:
     if "credits" not in out.columns:
         out["credits"] = pd.NA
     out["credits"] = pd.to_numeric(out["credits"], errors="coerce").astype("Int64")
+    if "as_asked" not in out.columns:
+        out["as_asked"] = pd.NA
+    out["as_asked"] = out["as_asked"].astype("boolean")
     if "paths" not in out.columns:
         out["paths"] = pd.Series([None] * len(out), index=out.index, dtype=object)
     return out
@@ -87,7 +92,9 @@ def summarize(df: pd.DataFrame, by: str | Sequence[str] = "model") -> pd.DataFra
     service, still running); ``success_rate`` (succeeded / runs sent); ``p50_seconds`` and
     ``p95_seconds`` (creation to completion, succeeded runs); ``credits`` (the published price
     of runs the service accepted; NA where none has a price); ``unpriced`` (sent runs with no
-    published price). Groups keep the order in which they first appear.
+    published price); ``as_asked`` (the share of results whose measured media are what was
+    asked, over the results where that is known; NA where none is). Groups keep the order
+    in which they first appear.
 
     Example:
         >>> import pandas as pd
@@ -144,4 +151,6 @@ def summarize(df: pd.DataFrame, by: str | Sequence[str] = "model") -> pd.DataFra
         out[name] = seconds.quantile(q).reindex(out.index).astype("Float64")
     credits = billed.groupby(group_keys, sort=False, dropna=False).sum(min_count=1)
     out["credits"] = credits.reindex(out.index).astype("Int64")
+    asked = n["as_asked"].astype("Float64").groupby(group_keys, sort=False, dropna=False)
+    out["as_asked"] = asked.mean().reindex(out.index).astype("Float64")
     return out[list(SUMMARY_COLUMNS)]

@@ -261,8 +261,8 @@ def formats(data: pd.DataFrame) -> dict[Any, Callable[[Any], str]]:
     shown: dict[Any, Callable[[Any], str]] = {}
     for name, column in data.items():
         key, kind = str(name), column.dtype.kind
-        if key == "success_rate":
-            shown[name] = "{:.0%}".format
+        if key in ("success_rate", "as_asked") and kind == "f":  # shares; df's own as_asked
+            shown[name] = "{:.0%}".format  # is True/False
         elif key.endswith("seconds"):
             shown[name] = "{:.1f}".format
         elif kind in "iu" or (kind == "f" and (key == "credits" or key in SUMMARY_COLUMNS)):
