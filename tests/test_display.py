@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from genlab import display, report
-from genlab.client import Outcome, ReusedRecord, Task, TaskRecord
+from genlab.client import Outcome, ReusedRecord, Task
 from genlab.client._media import extension_for
 from genlab.client.journal import Reused, SubmitEntry
 from genlab.history import DisplayFrame, History

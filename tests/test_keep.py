@@ -42,6 +42,37 @@ def test_a_client_with_a_history_keeps_what_succeeds_beside_it(
         history.close()
 
 
+def test_by_default_results_are_kept_where_jupyter_serves_them_and_older_ones_still_found(
+    client_server: EmulatorHandle, client_options: dict[str, Any], tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GENLAB_HISTORY", raising=False)
+    monkeypatch.delenv("GENLAB_MEDIA", raising=False)
+    history = History()  # .genlab/history.sqlite
+    try:
+        # Kept by an earlier genlab, inside the hidden .genlab/media.
+        with genlab.Client(client_server.base_url, client_server.api_key, history=history,
+                           keep=Path(".genlab") / "media", **client_options) as client:
+            old = client.generate(IMAGE)
+        with genlab.Client(client_server.base_url, client_server.api_key, history=history,
+                           **client_options) as client:
+            new = client.generate({**IMAGE, "prompt": "a kite kept where links open"})
+            again = client.generate(IMAGE, reuse=True)  # the earlier result, from the history
+            served = [client.download(record) for record in (old, again)]
+    finally:
+        history.close()
+    # New results: in genlab-media/, a folder Jupyter's server serves (not a hidden one).
+    assert {Path(p).parent for p in new.kept} == {Path("genlab-media")}
+    assert all(Path(p).is_file() for p in new.kept)
+    # Older files stay where they were, and are found there.
+    assert {Path(p).parent for p in old.kept} == {Path(".genlab") / "media"}
+    assert again.task_id == old.task_id
+    for files in served:  # the kept files themselves, not copies fetched again
+        assert {Path(p) for p in files} <= {Path(p) for p in old.kept} and files
+        assert all(Path(p).is_file() for p in files)
+
+
 def test_without_a_history_or_with_keep_false_nothing_is_kept(
     client_server: EmulatorHandle, client_options: dict[str, Any], tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,

@@ -56,11 +56,12 @@ def test_kept_results_need_no_temporary_folder_and_the_emulators_goes_at_exit(
     assert seen["status"] == "succeeded" and seen["media"]
     # While it ran: only the emulator's store (the service's side) was temporary.
     assert [n.split("-")[1] for n in _genlab(seen["tmp"])] == ["emulator"]
-    # The result is kept beside the history, in the working folder, and stays there.
+    # The result is kept in the working folder, in genlab-media/ (which Jupyter's server
+    # serves, unlike the history's hidden .genlab/), and stays there.
     paths = seen["paths"]
     assert isinstance(paths, list) and paths
     kept = [tmp_path / "work" / p for p in paths]  # relative to the working folder, or not
-    assert all(k.exists() and k.resolve().is_relative_to(tmp_path / "work" / ".genlab" / "media")
+    assert all(k.exists() and k.resolve().is_relative_to(tmp_path / "work" / "genlab-media")
                for k in kept), paths
     assert _genlab(after) == []
 

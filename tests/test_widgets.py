@@ -432,7 +432,8 @@ def test_local_file_goes_through_the_emulators_upload(
     ("model", "fields", "needle"),
     [
         ("video-a", {"prompt": "a fox", "duration": 2, "resolution": "480P"},
-         '<video controls loop src="data:video/mp4;base64,'),
+         '<video controls playsinline autoplay muted preload="auto" '
+         'src="data:video/mp4;base64,'),
         ("image-d", {"prompt": "a kite", "resolution": "512"}, '<img src="data:image/png;base64,'),
     ],
 )

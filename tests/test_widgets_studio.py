@@ -281,7 +281,8 @@ def test_cards_embed_a_compact_preview_that_enlarges(studio: Studio) -> None:
     assert card.future is not None
     card.future.result(timeout=WAIT)
     assert card.wait_done(WAIT)
-    assert '<video controls loop src="data:video/mp4;base64,' in card.media.value
+    assert ('<video controls playsinline autoplay muted preload="auto" '
+            'src="data:video/mp4;base64,') in card.media.value
     assert "genlab-zoom" in card.media.value and "enlarge" in card.media.value
     assert "original:" in card.media.value
 

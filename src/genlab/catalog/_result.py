@@ -5,7 +5,7 @@ against the request (:func:`delivery_mismatches`)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from genlab._wire import TaskRecord
 from genlab.catalog._base import RequestBase
@@ -71,7 +71,7 @@ def result_of(
         kept=tuple(kept) if kept is not None else record.kept,
     )
     fields.update(extra)
-    return cls.model_construct(_fields_set=set(record.model_fields_set), **fields)
+    return cast(R, cls.model_construct(_fields_set=set(record.model_fields_set), **fields))
 
 
 __all__ = ["result_of"]

@@ -92,8 +92,8 @@ class AsyncClient:
         pacing: how polls are timed (default: a forecast of each task's duration;
             ``FixedPacing(1.0)`` polls every second).
         keep: keep what succeeds, the moment it succeeds, in a media store: a folder or an
-            fsspec URL, ``True`` for the default store (``GENLAB_MEDIA``, else ``media/``
-            beside the history's file, else ``.genlab/media``), or ``False``. By default a
+            fsspec URL, ``True`` for the default store (``GENLAB_MEDIA``, else beside the
+            history: ``genlab-media/`` for ``.genlab/history.sqlite``), or ``False``. By default a
             client with a durable history (``genlab.History``) keeps; one without does not.
             Each result's files then survive expired links and kernel restarts; the record's
             ``kept`` lists them.

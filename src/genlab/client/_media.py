@@ -57,6 +57,7 @@ from genlab.media import (
     Location,
     MediaInfo,
     by_extension,
+    kept_beside,
     media_location,
     media_name,
     probe,
@@ -357,10 +358,6 @@ async def _fetch(http: Http, url: str, target_stem: Path, default_ext: str) -> P
     return final
 
 
-KEPT_FOLDER = "media"
-"""The media store's folder name beside a history (``.genlab/media`` by default)."""
-
-
 def where_to_keep(
     keep: bool | str | os.PathLike[str] | None, journal: object, durable: bool
 ) -> Location | None:
@@ -368,8 +365,9 @@ def where_to_keep(
 
     ``keep``: a folder or fsspec URL; ``True`` for the default store; ``False`` for none;
     ``None`` (the default) keeps when the client writes a durable history (``durable``).
-    The default store is ``GENLAB_MEDIA``, else ``media/`` beside a SQLite history's file,
-    else ``.genlab/media`` (a PostgreSQL history: set ``GENLAB_MEDIA`` to a team's bucket).
+    The default store is ``GENLAB_MEDIA``, else beside a SQLite history's file (see
+    :func:`genlab.media.kept_beside`: ``genlab-media/`` for ``.genlab/history.sqlite``), else
+    ``genlab-media/`` (a PostgreSQL history: set ``GENLAB_MEDIA`` to a team's bucket).
 
     Example:
         >>> where_to_keep(False, None, durable=True) is None
@@ -385,8 +383,8 @@ def where_to_keep(
         return media_location(None)
     place = getattr(journal, "path", None)  # a SQLite history's file: its store beside it
     if isinstance(place, Path) and place.suffix and not place.is_dir():
-        return place.parent / KEPT_FOLDER
-    return Path(".genlab") / KEPT_FOLDER
+        return kept_beside(place)
+    return kept_beside(None)
 
 
 def measure(paths: Sequence[Location]) -> tuple[MediaInfo, ...]:

@@ -86,6 +86,34 @@ def media_location(location: str | os.PathLike[str] | None = None) -> Location:
     return Path(location)
 
 
+KEPT_FOLDER = "genlab-media"
+"""The media store's folder beside a history kept in a hidden folder, and its default without
+a local history: a folder Jupyter's server serves (it refuses hidden ones), so the
+``original:`` links of cards open."""
+
+
+def kept_beside(history_file: Path | None) -> Path:
+    """Where a client keeps results by default: ``media/`` beside a SQLite history's file, or
+    ``genlab-media/`` beside its folder when that folder is hidden (``.genlab/history.sqlite``
+    keeps in ``genlab-media/``); ``genlab-media/`` without a history file.
+
+    Files kept before stay where they are (a history stores each file's path): only new
+    results go to the new folder.
+
+    Example:
+        >>> kept_beside(Path(".genlab/history.sqlite")), kept_beside(Path("runs/h.sqlite"))
+        (PosixPath('genlab-media'), PosixPath('runs/media'))
+        >>> kept_beside(None)
+        PosixPath('genlab-media')
+    """
+    if history_file is None:
+        return Path(KEPT_FOLDER)
+    folder = history_file.parent
+    if folder.name.startswith("."):
+        return folder.parent / KEPT_FOLDER
+    return folder / "media"
+
+
 def media_join(location: str | os.PathLike[str], *names: str) -> Location:
     """``location`` / ``names``: a Path for a local folder, a URL string for a remote one.
 

@@ -31,13 +31,12 @@ from genlab.display import (
     escape,
 )
 from genlab.history import normalized, summarize
-from genlab.media.card import MEDIA_CSS, tile_html
+from genlab.media.card import MEDIA_CSS, THUMB_WIDTH, tile_html
 from genlab.media.preview import MAX_EMBED_BYTES
 from genlab.report._charts import figure_png, plot_spend, plot_summary
 from genlab.report._leaderboard import leaderboard
 from genlab.report._leaderboard_html import leaderboard_section
 from genlab.report._media import (
-    THUMB_WIDTH,
     Embed,
     Fetch,
     MediaReader,

@@ -24,6 +24,7 @@ from genlab.widgets._history import HistoryPanel
 from genlab.widgets._protocols import StudioClient
 from genlab.widgets._rater import Rater, rate
 from genlab.widgets._references import ReferenceList
+from genlab.widgets._saved import keep_widget_state
 from genlab.widgets._studio import Studio, studio
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "Studio",
     "StudioClient",
     "TaskCard",
+    "keep_widget_state",
     "rate",
     "studio",
 ]

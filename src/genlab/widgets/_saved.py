@@ -1,0 +1,160 @@
+"""Saved notebooks keep their widgets: a Jupyter server pre-save hook.
+
+JupyterLab and Notebook 7 (with *Save Jupyter widget state*) write the widgets' state into a
+notebook's metadata, so a reopened notebook shows its Studio without a kernel. But once reopened,
+the page marks the notebook changed, and the next save (autosave, a minute later) writes the
+state the page holds then: none, since no kernel made those widgets. The notebook after that
+shows "Error displaying widget: model not found" where the Studio was (ipywidgets #3270 and
+#3888). :func:`keep_widget_state` runs before every save and puts back, from the file on disk,
+the state of every widget the notebook's outputs still show; state the page sends is kept as
+sent, and a widget no output shows any more is let go.
+
+Turned on by ``binder/jupyter_server_config.json`` (installed by ``make lab`` and Binder)::
+
+    {"ContentsManager": {"pre_save_hook": "genlab.widgets.keep_widget_state"}}
+
+Example:
+    >>> view = {"output_type": "display_data", "metadata": {},
+    ...         "data": {VIEW: {"model_id": "m1", "version_major": 2, "version_minor": 0}}}
+    >>> disk = {"cells": [{"cell_type": "code", "outputs": [view]}], "metadata": {"widgets": {
+    ...     STATE: {"version_major": 2, "version_minor": 0, "state": {
+    ...         "m1": {"model_name": "VBoxModel", "state": {"children": ["IPY_MODEL_m2"]}},
+    ...         "m2": {"model_name": "HTMLModel", "state": {"value": "saved"}},
+    ...         "m9": {"model_name": "HTMLModel", "state": {"value": "shown nowhere"}}}}}}}
+    >>> emptied = {"cells": disk["cells"], "metadata": {"widgets": {STATE: {
+    ...     "version_major": 2, "version_minor": 0, "state": {}}}}}
+    >>> sorted(kept_state(emptied, disk)["state"])
+    ['m1', 'm2']
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import os
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+STATE = "application/vnd.jupyter.widget-state+json"
+"""Where a notebook's metadata holds its widgets' state (under ``metadata.widgets``)."""
+
+VIEW = "application/vnd.jupyter.widget-view+json"
+"""The output mimetype that shows a widget, by its ``model_id``."""
+
+_REFERENCE = "IPY_MODEL_"
+logger = logging.getLogger("genlab")
+
+
+def keep_widget_state(model: dict[str, Any], path: str, contents_manager: Any,
+                      **_: Any) -> None:
+    """A Jupyter server pre-save hook: a notebook saved with its widget state emptied, or
+    missing widgets its outputs show, keeps that state from the file it replaces.
+
+    ``model`` is the contents model being saved; it is changed in place. Anything that is not
+    a notebook, or a notebook saved for the first time, is left as it is; so is the save when
+    the file on disk cannot be read (the save itself must never fail because of this hook), or
+    when the server keeps notebooks elsewhere than in local files.
+    """
+    if model.get("type") != "notebook" or not isinstance(model.get("content"), dict):
+        return
+    try:
+        disk = _on_disk(path, contents_manager)
+        if disk is None:
+            return
+        state = kept_state(model["content"], disk)
+    except Exception:  # a hook that raises would refuse the person's save
+        logger.debug("genlab: widget state not checked for %s", path, exc_info=True)
+        return
+    if state is not None:
+        metadata = model["content"].setdefault("metadata", {})
+        metadata.setdefault("widgets", {})[STATE] = state
+
+
+def kept_state(saving: Mapping[str, Any], disk: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The widget state ``saving`` (a notebook as a dict) should carry, given the notebook
+    ``disk`` it replaces; None when it needs nothing from ``disk``.
+
+    Every widget the outputs of ``saving`` show, and every widget those refer to
+    (``IPY_MODEL_<id>`` in their state: children, layouts, styles), is taken from ``saving``'s
+    state when it has it, else from ``disk``'s.
+    """
+    have = _state(saving.get("metadata"))
+    old = _state(disk.get("metadata"))
+    if not old:
+        return None
+    wanted = list(_shown(saving))
+    seen: set[str] = set()
+    added = False
+    merged = dict(have)
+    while wanted:
+        model_id = wanted.pop()
+        if model_id in seen:
+            continue
+        seen.add(model_id)
+        entry = have.get(model_id)
+        if entry is None and model_id in old:
+            entry = merged[model_id] = copy.deepcopy(old[model_id])
+            added = True
+        if isinstance(entry, Mapping):
+            wanted.extend(_references(entry.get("state")))
+    if not added:
+        return None
+    saved = (disk.get("metadata") or {}).get("widgets", {}).get(STATE, {})
+    sent = (saving.get("metadata") or {}).get("widgets", {}).get(STATE) or {}
+    versions = {k: sent.get(k, saved.get(k)) for k in ("version_major", "version_minor")}
+    return {**{k: v for k, v in versions.items() if v is not None}, "state": merged}
+
+
+def _state(metadata: Any) -> dict[str, Any]:
+    if not isinstance(metadata, Mapping):
+        return {}
+    widgets = metadata.get("widgets")
+    block = widgets.get(STATE) if isinstance(widgets, Mapping) else None
+    state = block.get("state") if isinstance(block, Mapping) else None
+    return dict(state) if isinstance(state, Mapping) else {}
+
+
+def _shown(notebook: Mapping[str, Any]) -> Iterator[str]:
+    """The model ids the notebook's outputs display."""
+    for cell in notebook.get("cells") or ():
+        if not isinstance(cell, Mapping):
+            continue
+        for output in cell.get("outputs") or ():
+            data = output.get("data") if isinstance(output, Mapping) else None
+            view = data.get(VIEW) if isinstance(data, Mapping) else None
+            if isinstance(view, str):  # some writers keep a JSON mimetype as text
+                try:
+                    view = json.loads(view)
+                except ValueError:
+                    continue
+            if isinstance(view, Mapping) and isinstance(view.get("model_id"), str):
+                yield view["model_id"]
+
+
+def _references(value: Any) -> Iterator[str]:
+    """The model ids a widget's state refers to (``"IPY_MODEL_<id>"``, nested anywhere)."""
+    if isinstance(value, str):
+        if value.startswith(_REFERENCE):
+            yield value[len(_REFERENCE):]
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _references(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _references(item)
+
+
+def _on_disk(path: str, contents_manager: Any) -> dict[str, Any] | None:
+    """The notebook currently saved at ``path`` as a dict; None when there is none, or when the
+    contents manager keeps no local files (its ``get`` may be a coroutine a hook cannot await,
+    so such managers are left alone)."""
+    local = getattr(contents_manager, "_get_os_path", None)
+    if not callable(local):
+        return None
+    os_path = local(path)
+    if not os.path.isfile(os_path):
+        return None
+    with open(os_path, encoding="utf-8") as file:
+        loaded = json.load(file)
+    return loaded if isinstance(loaded, dict) else None
