@@ -20,6 +20,7 @@ import genlab
 from genlab import emulator
 from genlab.experiments import Prompt, prompt
 from genlab.history import History
+from genlab.media import Result
 
 KEY = "experiments-key-5c1e"
 TEMPLATE = "A {subject} over {place} at dusk"
@@ -172,7 +173,7 @@ def test_running_the_same_call_again_pays_for_nothing_and_scores_once(
     kite, kite2 = kites(history)
     calls: list[str] = []
 
-    def words(result: genlab.Result) -> float:
+    def words(result: Result) -> float:
         calls.append(result.task_id)
         return float(len((result.prompt or "").split()))
 
@@ -352,3 +353,21 @@ def test_prompt_versions_are_ranked_by_votes_between_their_results(
     assert same.index.tolist() == ["kite@2", "kite@1"]
     with pytest.raises(ValueError, match="experiment='its name'"):
         genlab.leaderboard(history, by="prompt_version")
+
+
+def test_a_scorer_is_a_known_name_or_a_function_and_its_trouble_reads_as_missing() -> None:
+    from genlab.experiments import resolve_scorers, run_scorers
+
+    with pytest.raises(ValueError, match="unknown scorer 'clip'.*scorers=\\[my_score\\]"):
+        resolve_scorers(["clip"])
+
+    def broken(result: Result) -> float:
+        raise RuntimeError("no weights here")
+
+    def text(result: Result) -> Any:
+        return "high"
+
+    with pytest.raises(ValueError, match="two scorers are named 'broken'"):
+        resolve_scorers([broken, broken])
+    result = Result(task_id="t1", status="succeeded")
+    assert run_scorers(result, resolve_scorers([broken, text])) == {"broken": None, "text": None}

@@ -48,6 +48,15 @@ def default_history() -> History:
     return _DEFAULT[key]
 
 
+def same_history(a: History, b: History) -> bool:
+    """Whether two History objects open the same place (a file by its resolved path)."""
+    if a is b:
+        return True
+    if a.backend == "sqlite" and b.backend == "sqlite":
+        return a.path.resolve() == b.path.resolve()
+    return a.location == b.location
+
+
 def slots(template: str) -> tuple[str, ...]:
     """The ``{variable}`` names of ``template``, in order of first use.
 
@@ -151,7 +160,7 @@ class Prompt:
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, Prompt) and (self.name, self.version) ==
-                (other.name, other.version) and self.history.location == other.history.location)
+                (other.name, other.version) and same_history(self.history, other.history))
 
     def __hash__(self) -> int:
         return hash((self.name, self.version))

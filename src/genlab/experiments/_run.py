@@ -24,7 +24,7 @@ from genlab.catalog import CATALOG
 from genlab.client import AsyncClient, Client, Task
 from genlab.experiments._experiment import Experiment
 from genlab.experiments._plan import Cell, plan_cells
-from genlab.experiments._prompt import Prompt, prompt
+from genlab.experiments._prompt import Prompt, prompt, same_history
 from genlab.experiments._scoring import Scorer, resolve_scorers, run_scorers
 from genlab.history import History
 
@@ -60,7 +60,7 @@ def _version(given: Prompt | str, history: History) -> Prompt:
     if not isinstance(given, Prompt):
         raise TypeError(f"prompts are genlab.prompt(...) objects or references like 'kite@2', "
                         f"got {given!r}")
-    if given.history.location != history.location:
+    if not same_history(given.history, history):
         raise ValueError(
             f"{given.ref} is kept in {given.history.location}, but the client records into "
             f"{history.location}; make the prompt with genlab.prompt(..., history=...) of the "
