@@ -45,6 +45,7 @@ from genlab.media import MediaInfo, Result
 
 if typing.TYPE_CHECKING:
     from genlab.comparison import Comparison, compare
+    from genlab.experiments import experiment, prompt
     from genlab.history import History
     from genlab.report import leaderboard
     from genlab.widgets import rate, studio
@@ -55,7 +56,9 @@ _LAZY = {
     "Comparison": "genlab.comparison",
     "History": "genlab.history",
     "compare": "genlab.comparison",
+    "experiment": "genlab.experiments",
     "leaderboard": "genlab.report",
+    "prompt": "genlab.experiments",
     "rate": "genlab.widgets",
     "studio": "genlab.widgets",
 }
@@ -115,8 +118,10 @@ __all__ = [
     "compare",
     "connect",
     "estimate_credits",
+    "experiment",
     "inspect",
     "leaderboard",
+    "prompt",
     "rate",
     "studio",
     "validate",

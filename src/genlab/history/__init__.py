@@ -16,12 +16,14 @@ With a client::
     history.recent(10)                          # the newest rows, as text for a table
     history.resume(client)                      # after a crash: finish what was submitted
     history.ratings(tag="kites-1")              # people's blind votes (genlab.rate), a frame
+    history.prompts()                           # saved prompts, their versions and aliases
 
 How it is built: :class:`History` composes four parts, each in its own module and none
 inheriting from another. The store (``_store``: the SQL tables, transactions, raw queries), the
 journal the client calls (``_journal``: :class:`genlab.client.journal.SpendJournal`), the views
 people read (``_views``: ``df``, ``summary``, ``spend``, ``recent``) and resume (``_resume``);
-people's votes between results are a table of their own (``_ratings``).
+people's votes between results are a table of their own (``_ratings``); so are prompts and
+their versions (``_prompts``), experiments' cells and the scores of results (``_experiments``).
 """
 
 from __future__ import annotations
@@ -43,10 +45,12 @@ from genlab.display import EMPTY, MUTED, escape, table
 from genlab.display import styled as styled_html
 from genlab.history._columns import COLUMNS, DISPLAY_COLUMNS, FRAME_COLUMNS, Column
 from genlab.history._copy import Copied, copy_history
+from genlab.history._experiments import Experiments
 from genlab.history._journal import Journal
 from genlab.history._leases import Leases
 from genlab.history._location import DEFAULT_PATH, default_path
 from genlab.history._pending import Pending
+from genlab.history._prompts import PROMPT_COLUMNS, Prompts, PromptVersion, check_name
 from genlab.history._ratings import ANSWERS, RATING_COLUMNS, Answer, RatingEntry, Ratings
 from genlab.history._resume import Resume, ResumeOutcome
 from genlab.history._spend import SPEND_COLUMNS, SpendBy, spend
@@ -73,6 +77,7 @@ __all__ = [
     "DISPLAY_COLUMNS",
     "FRAME_COLUMNS",
     "DisplayFrame",
+    "PROMPT_COLUMNS",
     "PROMPT_SHOWN",
     "RATING_COLUMNS",
     "SPEND_COLUMNS",
@@ -82,10 +87,12 @@ __all__ = [
     "Copied",
     "Filters",
     "History",
+    "PromptVersion",
     "RatingEntry",
     "ResumeOutcome",
     "SpendBy",
     "as_text",
+    "check_name",
     "copy_history",
     "default_path",
     "display_text",
@@ -184,6 +191,8 @@ class History:
         self._views = Views(self._store)
         self._resume = Resume(self._store, self._leases, self._pending)
         self._ratings = Ratings(self._store, who, lambda: self._journal.tag)
+        self._prompts = Prompts(self._store, who)
+        self._experiments = Experiments(self._store)
 
     def __repr__(self) -> str:
         return f"History({self.location!r})"
@@ -329,6 +338,66 @@ class History:
         """Only ``columns`` of :meth:`ratings` (a plain DataFrame; leaderboards read fewer
         columns of many votes this way)."""
         return self._ratings.frame(filters, tasks=tasks, columns=columns)
+
+    # --- prompts (genlab.prompt) and experiments (genlab.experiment) --------------------
+
+    def prompts(self, name: str | None = None) -> pd.DataFrame:
+        """Every saved prompt version (of ``name``, or of every prompt): the columns of
+        :data:`PROMPT_COLUMNS` (``aliases`` comma-joined, ``created_at`` a UTC datetime).
+
+        Example:
+            >>> import tempfile, os
+            >>> history = History(os.path.join(tempfile.mkdtemp(), "h.sqlite"))
+            >>> history.prompts().columns.tolist()[:4]
+            ['name', 'version', 'parent', 'aliases']
+            >>> history.close()
+        """
+        return DisplayFrame(self._prompts.frame(name))
+
+    def save_prompt(self, name: str, template: str, parent: int | None = None) -> PromptVersion:
+        """The version of prompt ``name`` with this exact text, else a new version (its
+        parent ``parent``, or the newest); ``genlab.prompt`` and ``Prompt.revise`` call this."""
+        return self._prompts.save(name, template, parent)
+
+    def prompt_version(self, name: str, ref: int | str | None = None) -> PromptVersion:
+        """Version ``ref`` (a number or an alias; None: the newest) of prompt ``name``.
+
+        Raises:
+            LookupError: there is no such prompt, version or alias.
+        """
+        return self._prompts.get(name, ref)
+
+    def set_prompt_alias(self, name: str, alias: str, version: int) -> None:
+        """Point ``alias`` (e.g. ``"best"``) of prompt ``name`` at ``version``."""
+        self._prompts.alias(name, alias, version)
+
+    def prompt_aliases(self, name: str) -> dict[str, int]:
+        """Alias -> version, for prompt ``name``."""
+        return self._prompts.aliases(name)
+
+    def plan_cells(self, experiment: str, cells: Sequence[Mapping[str, Any]]) -> int:
+        """Record an experiment's cells not recorded yet (keyed by ``cell``); how many."""
+        return self._experiments.plan(experiment, cells)
+
+    def experiment_cells(self, experiment: str) -> list[dict[str, Any]]:
+        """An experiment's recorded cells, each with its task id once one was accepted."""
+        return self._experiments.cells(experiment)
+
+    def cell_task(self, experiment: str, cell: str, task_id: str | None) -> None:
+        """Record the task answering an experiment's cell (None: run it again)."""
+        self._experiments.assign(experiment, cell, task_id)
+
+    def experiments(self) -> list[str]:
+        """The names of the experiments this history holds."""
+        return self._experiments.experiments()
+
+    def save_scores(self, task_id: str, scores: Mapping[str, float | None]) -> None:
+        """Record what scorers gave a task's kept media (None: could not judge)."""
+        self._experiments.save_scores(task_id, scores)
+
+    def scores(self, task_ids: Sequence[str]) -> dict[str, dict[str, float | None]]:
+        """Task id -> scorer -> value, for those of ``task_ids`` that were scored."""
+        return self._experiments.scores(task_ids)
 
     # --- where it lives (the store) ----------------------------------------------------
 

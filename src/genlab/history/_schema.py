@@ -1,6 +1,7 @@
 """The history's tables as SQLAlchemy Core objects, derived from the one column table.
 
-The same :data:`TASKS`, :data:`EVENTS`, :data:`REUSES` and :data:`RATINGS` serve SQLite and
+The same :data:`TASKS`, :data:`EVENTS`, :data:`REUSES`, :data:`RATINGS` and the prompt,
+experiment and score tables serve SQLite and
 PostgreSQL; the schema in a database is created and upgraded by the migrations in
 ``_migrations/`` (Alembic), and :data:`HEAD` names the newest of them.
 
@@ -19,7 +20,7 @@ import sqlalchemy as sa
 
 from genlab.history._columns import COLUMNS, Type
 
-HEAD = "0004"
+HEAD = "0005"
 """The newest migration; a database stamped with it needs no upgrade."""
 
 _TYPES: dict[Type, type[sa.types.TypeEngine[Any]]] = {
@@ -87,4 +88,58 @@ RATINGS = sa.Table(
     sa.Column("project", sa.Text),
     sa.Column("notebook", sa.Text),
     sa.Column("undone_at", sa.Double),  # the rater took it back (undo); the row stays
+)
+
+PROMPTS = sa.Table(
+    "prompts",
+    METADATA,
+    sa.Column("name", sa.Text, primary_key=True),
+    sa.Column("created_at", sa.Double, nullable=False),
+    sa.Column("user", sa.Text),
+)
+
+PROMPT_VERSIONS = sa.Table(
+    "prompt_versions",
+    METADATA,
+    sa.Column("name", sa.Text, primary_key=True),
+    sa.Column("version", sa.BigInteger, primary_key=True, autoincrement=False),
+    sa.Column("template", sa.Text, nullable=False),
+    sa.Column("parent", sa.BigInteger),
+    sa.Column("created_at", sa.Double, nullable=False),
+    sa.Column("user", sa.Text),
+    sa.Column("host", sa.Text),
+)
+
+PROMPT_ALIASES = sa.Table(
+    "prompt_aliases",
+    METADATA,
+    sa.Column("name", sa.Text, primary_key=True),
+    sa.Column("alias", sa.Text, primary_key=True),
+    sa.Column("version", sa.BigInteger, nullable=False),
+    sa.Column("set_at", sa.Double, nullable=False),
+    sa.Column("user", sa.Text),
+)
+
+EXPERIMENT_CELLS = sa.Table(
+    "experiment_cells",
+    METADATA,
+    sa.Column("experiment", sa.Text, primary_key=True),
+    sa.Column("cell", sa.Text, primary_key=True),
+    sa.Column("prompt_name", sa.Text, nullable=False),
+    sa.Column("prompt_version", sa.BigInteger, nullable=False),
+    sa.Column("variables", sa.Text, nullable=False),  # JSON object
+    sa.Column("model", sa.Text, nullable=False),
+    sa.Column("seed", sa.BigInteger),
+    sa.Column("address", sa.Text),
+    sa.Column("task_id", sa.Text),
+    sa.Column("created_at", sa.Double, nullable=False),
+)
+
+SCORES = sa.Table(
+    "scores",
+    METADATA,
+    sa.Column("task_id", sa.Text, primary_key=True),
+    sa.Column("scorer", sa.Text, primary_key=True),
+    sa.Column("value", sa.Double),
+    sa.Column("scored_at", sa.Double, nullable=False),
 )

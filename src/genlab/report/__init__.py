@@ -43,6 +43,7 @@ from genlab.report._bradley_terry import counts as vote_counts
 from genlab.report._charts import plot_spend, plot_summary
 from genlab.report._decisive import decisive_pairs
 from genlab.report._html import (
+    ROW_SYNC,
     gallery,
     gallery_html,
     report_html,
@@ -77,6 +78,7 @@ __all__ = [
     "MEDIA_CSS",
     "MediaReader",
     "PREVIEW_WIDTH",
+    "ROW_SYNC",
     "ReportFile",
     "SUMMARY_COLUMNS",
     "Strengths",

@@ -93,6 +93,10 @@ _SYNC = (
     'Math.abs(v.currentTime-this.currentTime)&gt;0.3)v.currentTime=this.currentTime"'
     " muted"
 )
+ROW_SYNC = _SYNC
+"""Attributes for a ``<video>`` that plays, pauses and seeks the other videos of its table row
+(``<tr>``) or ``.genlab-row`` with it; inline handlers, so an untrusted output (where they are
+stripped) still plays each video on its own."""
 
 # A saved report is a page of its own: outside JupyterLab the theme colours' fallbacks apply.
 _REPORT_CSS = f"""

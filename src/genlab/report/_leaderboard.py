@@ -100,6 +100,7 @@ def leaderboard(
     level: float = 0.95,
     rounds: int = 200,
     seed: int | None = 0,
+    experiment: str | None = None,
     **filters: Unpack[Filters],
 ) -> Leaderboard:
     """Rank competitors by people's votes: Bradley-Terry scores on an Elo-like scale.
@@ -119,6 +120,9 @@ def leaderboard(
         level: the intervals' coverage.
         rounds: bootstrap resamples of the votes for the intervals.
         seed: makes the intervals repeatable (None: fresh each time).
+        experiment: only votes between two results of this experiment
+            (``genlab.experiment``); each side's ``prompt_version`` (``"kite@2"``) is then a
+            competitor: ``by="prompt_version"`` ranks the experiment's prompt versions.
         **filters: for a History, those of ``History.ratings``.
 
     Returns:
@@ -134,6 +138,7 @@ def leaderboard(
     Example:
         board = genlab.leaderboard(history, tag="kites-1")
         board.chart(); board.heatmap(); board.matrix
+        genlab.leaderboard(history, by="prompt_version", experiment="kite-study")
     """
     names = [by] if isinstance(by, str) else list(by)
     groups = [n for n in names if n in _VOTE_COLUMNS]
@@ -142,11 +147,19 @@ def leaderboard(
         raise ValueError(
             f"by={names!r} names no competitor: add 'model' (or a setting such as 'duration')"
         )
+    if "prompt_version" in sides and (experiment is None or not isinstance(source, History)):
+        raise ValueError(
+            "by='prompt_version' ranks an experiment's prompt versions: pass the history and "
+            "experiment='its name'"
+        )
     if isinstance(source, History):
-        settings = [n for n in sides if n != "model"]
+        settings = [n for n in sides if n not in ("model", "prompt_version")]
         columns = ["answer", "left_model", "right_model", *groups]
         columns += ["left_settings", "right_settings"] if settings else []
+        columns += ["left_task", "right_task"] if experiment is not None else []
         votes = source.rating_frame(columns, **filters)
+        if experiment is not None:
+            votes = _of_experiment(source, experiment, votes)
         if models is None and sides == ["model"]:
             universe = _history_models(source, filters)
         else:
@@ -156,6 +169,19 @@ def leaderboard(
         universe = list(models or [])
     return _board(votes, names, groups, sides, universe, models is not None, level, rounds,
                   seed)
+
+
+def _of_experiment(history: History, experiment: str, votes: pd.DataFrame) -> pd.DataFrame:
+    # Votes between two of the experiment's results; each side named by its prompt version.
+    refs = {str(c["task_id"]): f"{c['prompt_name']}@{c['prompt_version']}"
+            for c in history.experiment_cells(experiment) if c.get("task_id")}
+    if not refs:
+        raise ValueError(f"the history has no experiment {experiment!r} with results "
+                         f"(experiments: {', '.join(history.experiments()) or 'none'})")
+    inside = votes["left_task"].isin(list(refs)) & votes["right_task"].isin(list(refs))
+    votes = votes[inside].reset_index(drop=True)
+    return votes.assign(left_prompt_version=votes["left_task"].map(refs),
+                        right_prompt_version=votes["right_task"].map(refs))
 
 
 def _history_models(history: History, filters: Filters) -> list[str]:

@@ -1,0 +1,280 @@
+"""An experiment's outcome, read from the history: one row per cell, a grid, a comparison of
+two prompt versions, a one-file report.
+
+Everything is read back from the history (the cells, their tasks, the kept media's facts and
+the scores), so an experiment opened in a new process shows the same as the run that made it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from genlab.experiments._plan import Cell
+from genlab.experiments._prompt import Prompt, PromptDiff, prompt
+from genlab.history import DisplayFrame, History
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+Columns = Literal["prompt", "prompt_version", "model"]
+
+FACT_COLUMNS: tuple[str, ...] = (
+    "media_width", "media_height", "media_duration", "media_fps", "media_frames",
+    "video_codec", "audio_codec", "has_audio", "media_bytes", "as_asked", "mismatches",
+)
+"""The measured facts of each cell's kept media, as the history keeps them."""
+
+_DTYPES: dict[str, Any] = {
+    "experiment": "string", "prompt_name": "string", "prompt_version": "Int64",
+    "prompt": "string", "model": "string", "seed": "Int64", "task_id": "string",
+    "status": "string", "error": "string", "credits": "Int64", "seconds": "Float64",
+    "media_width": "Int64", "media_height": "Int64", "media_duration": "Float64",
+    "media_fps": "Float64", "media_frames": "Int64", "video_codec": "string",
+    "audio_codec": "string", "has_audio": "boolean", "media_bytes": "Int64",
+    "as_asked": "boolean", "mismatches": "string",
+}
+_CHUNK = 500
+_READ = ("task_id, status, state, credits, created_at, completed_at, error_message, paths, "
+         + ", ".join(FACT_COLUMNS))
+
+
+class Experiment:
+    """What :func:`genlab.experiment` ran (or continued), read from the history.
+
+    Attributes:
+        name: the experiment's name (its tag in the history).
+        history: where it lives.
+        cells: every planned cell, invalid ones included.
+        scorers: the scorers' names (columns of :attr:`df`).
+        money_line: what the run said before sending anything.
+    """
+
+    def __init__(
+        self, name: str, history: History, cells: Sequence[Cell], scorers: Sequence[str] = (),
+        *, errors: Mapping[str, str] | None = None, money_line: str = "",
+        uncertain: Sequence[str] = (),
+    ) -> None:
+        self.name = name
+        self.history = history
+        self.cells = list(cells)
+        self.scorers = list(scorers)
+        self.errors = dict(errors or {})
+        self.money_line = money_line
+        self._uncertain = set(uncertain)
+        self._frame: pd.DataFrame | None = None
+        self._paths: dict[str, list[str]] = {}
+
+    # --- what it holds -----------------------------------------------------------------
+
+    @property
+    def versions(self) -> list[Prompt]:
+        """The prompt versions, in the order given."""
+        return list(dict.fromkeys(c.prompt for c in self.cells))
+
+    @property
+    def models(self) -> list[str]:
+        return list(dict.fromkeys(c.model for c in self.cells))
+
+    @property
+    def variables(self) -> list[str]:
+        """The variables' names (a column of :attr:`df` each)."""
+        return list(dict.fromkeys(k for c in self.cells for k in c.variables))
+
+    @property
+    def invalid(self) -> list[tuple[Cell, str]]:
+        """The cells the catalog refused (never sent), with its message."""
+        return [(c, c.invalid) for c in self.cells if c.invalid is not None]
+
+    def refresh(self) -> Experiment:
+        """Read the cells' tasks and scores from the history again (``df`` caches them)."""
+        self._frame = None
+        return self
+
+    def task_ids(self, status: str | None = None) -> list[str]:
+        """The cells' task ids (of those with this ``status``), in cell order."""
+        frame = self.df
+        if status is not None:
+            frame = frame[frame["status"] == status]
+        return [str(t) for t in frame["task_id"].dropna()]
+
+    @property
+    def df(self) -> pd.DataFrame:
+        """One row per cell: ``experiment``, ``prompt_name``, ``prompt_version``, ``prompt``
+        (the filled text), one column per variable, ``model``, ``seed``, ``task_id``,
+        ``status`` (``invalid`` for a refused cell, with the catalog's message in ``error``),
+        ``error``, ``credits``, ``seconds``, the media facts and one column per scorer."""
+        if self._frame is None:
+            self._frame = self._read()
+        return self._frame
+
+    def _read(self) -> pd.DataFrame:
+        import pandas as pd
+
+        assigned = {c["cell"]: c.get("task_id") for c in self.history.experiment_cells(self.name)}
+        ids = [t for t in assigned.values() if t]
+        tasks: dict[str, Mapping[str, Any]] = {}
+        for start in range(0, len(ids), _CHUNK):
+            part = ids[start:start + _CHUNK]
+            marks = ", ".join(f":t{i}" for i in range(len(part)))
+            for found in self.history.query(
+                f"SELECT {_READ} FROM tasks WHERE task_id IN ({marks})",
+                {f"t{i}": v for i, v in enumerate(part)},
+            ):
+                tasks[str(found["task_id"])] = found
+        scores = self.history.scores(ids)
+        rows = []
+        self._paths = {}
+        for cell in self.cells:
+            task_id = assigned.get(cell.key) if cell.request is not None else None
+            task = tasks.get(task_id) if task_id else None
+            line: dict[str, Any] = {
+                "experiment": self.name, "prompt_name": cell.prompt.name,
+                "prompt_version": cell.prompt.version, "prompt": cell.text,
+                **{v: cell.variables.get(v) for v in self.variables},
+                "model": cell.model, "seed": cell.seed, "task_id": task_id,
+                "status": "uncertain" if task is None and cell.key in self._uncertain
+                else _status(cell, task, self.errors.get(cell.key)),
+                "error": cell.invalid or (task or {}).get("error_message")
+                or self.errors.get(cell.key),
+                "credits": (task or {}).get("credits", cell.credits),
+                "seconds": _seconds(task),
+                **{f: (task or {}).get(f) for f in FACT_COLUMNS},
+                **{s: scores.get(task_id or "", {}).get(s) for s in self.scorers},
+            }
+            rows.append(line)
+            if task is not None and task.get("paths"):
+                try:
+                    self._paths[str(task_id)] = [str(p) for p in json.loads(task["paths"])]
+                except (TypeError, ValueError):
+                    pass
+        columns = ["experiment", "prompt_name", "prompt_version", "prompt", *self.variables,
+                   "model", "seed", "task_id", "status", "error", "credits", "seconds",
+                   *FACT_COLUMNS, *self.scorers]
+        frame = pd.DataFrame(rows, columns=columns)
+        for column, dtype in _DTYPES.items():
+            frame[column] = frame[column].astype(dtype)
+        for column in self.scorers:
+            frame[column] = frame[column].astype("Float64")
+        for column in self.variables:
+            frame[column] = pd.Series(list(frame[column]), index=frame.index,
+                                      dtype=object).convert_dtypes()
+        return DisplayFrame(frame)
+
+    def paths(self, task_id: str) -> list[str]:
+        """The files kept of a cell's task."""
+        self.df  # noqa: B018  # reads them
+        return self._paths.get(task_id, [])
+
+    # --- seeing it -----------------------------------------------------------------------
+
+    def version(self, ref: Prompt | int | str) -> Prompt:
+        """One of this experiment's versions: a Prompt, a number (``2``, ``"2"``, ``"v2"``),
+        ``"kite@2"``, an alias (``"best"``, ``"kite@best"``).
+
+        Raises:
+            LookupError: no version of this experiment answers to ``ref``.
+        """
+        versions = self.versions
+        if isinstance(ref, Prompt):
+            found = [v for v in versions if v == ref]
+        else:
+            text = str(ref).strip()
+            name, _, at = text.rpartition("@")
+            names = {v.name for v in versions} if not name else {name}
+            at = at[1:] if at[:1] in "vV" and at[1:].isdigit() else at
+            found = []
+            for each in sorted(names):
+                try:
+                    wanted = prompt(f"{each}@{at}", history=self.history)
+                except LookupError:
+                    continue
+                found += [v for v in versions if v == wanted]
+        if len(found) != 1:
+            shown = ", ".join(v.ref for v in versions)
+            why = "matches several" if found else "matches none"
+            raise LookupError(f"{ref!r} {why} of this experiment's versions ({shown})")
+        return found[0]
+
+    def show(self, columns: Columns = "prompt") -> Any:
+        """The grid: a row per set of variables, a column per prompt version (the word diff
+        of each version against the column before it above it) or per model
+        (``columns="model"``); in each cell the seeds side by side, and a row's videos play,
+        pause and seek together."""
+        from genlab.display import HTML
+        from genlab.experiments._view import grid_html
+
+        return HTML(grid_html(self, "model" if columns == "model" else "prompt"))
+
+    def _repr_html_(self) -> str:
+        from genlab.experiments._view import grid_html
+
+        return grid_html(self, "prompt")
+
+    def __repr__(self) -> str:
+        counts = self.df["status"].value_counts()
+        told = ", ".join(f"{n} {s}" for s, n in counts.items())
+        return f"Experiment({self.name!r}: {len(self.cells)} cells; {told})"
+
+    def diffs(self) -> list[PromptDiff]:
+        """Each version's word diff against the one before it (in the order given)."""
+        versions = self.versions
+        return [b.diff(a) for a, b in zip(versions, versions[1:], strict=False)]
+
+    def compare(self, baseline: Prompt | int | str, candidate: Prompt | int | str
+                ) -> pd.DataFrame:
+        """The candidate version against the baseline, per model and set of variables: what
+        changed in the text, how many cells succeeded, the change in seconds and in each
+        score (the mean over seeds of candidate minus baseline, seed by seed), and how much
+        the seeds disagree about it (``spread``: the largest minus the smallest per-seed
+        difference). Rows where the seeds disagree most come first.
+
+        Example:
+            exp.compare("kite@1", "best")
+        """
+        from genlab.experiments._view import compare_frame
+
+        return DisplayFrame(compare_frame(self, self.version(baseline),
+                                          self.version(candidate)))
+
+    def leaderboard(self, **options: Any) -> Any:
+        """Rank the prompt versions by people's votes between this experiment's results:
+        ``genlab.leaderboard(history, by="prompt_version", experiment=name)``, scores with
+        intervals as models are ranked. ``options`` are the leaderboard's (``level``,
+        ``rounds``, ``seed``, filters).
+
+        Example:
+            exp.leaderboard()       # after rating pairs of its results
+        """
+        from genlab.report import leaderboard
+
+        return leaderboard(self.history, by="prompt_version", experiment=self.name, **options)
+
+    def to_html(self, path: str | os.PathLike[str], *, columns: Columns = "prompt") -> Path:
+        """Write the experiment as one HTML file (grid with diffs and media embedded, the
+        versions' score summary and every cell), loading nothing from elsewhere."""
+        from genlab.experiments._view import page_html
+
+        target = Path(path)
+        target.write_text(page_html(self, "model" if columns == "model" else "prompt"),
+                          encoding="utf-8")
+        return target
+
+
+def _status(cell: Cell, task: Mapping[str, Any] | None, error: str | None) -> str:
+    if cell.request is None:
+        return "invalid"
+    if task is None:
+        return "error" if error else "not sent"
+    if task.get("status"):
+        return str(task["status"])
+    return str(task.get("state") or "unknown")
+
+
+def _seconds(task: Mapping[str, Any] | None) -> float | None:
+    if not task or task.get("created_at") is None or task.get("completed_at") is None:
+        return None
+    return float(task["completed_at"]) - float(task["created_at"])

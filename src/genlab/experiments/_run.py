@@ -1,0 +1,302 @@
+"""Running an experiment: plan, find what the history already has, money first, then the
+cells through the client's one lifecycle, each task recorded against its cell.
+
+What makes a second run continue instead of paying again: every cell is recorded in the
+history before anything is sent, and its task id as soon as the service accepts it. A later
+call with the same arguments (in any process sharing the history) finds each cell's task:
+a succeeded one is shown as it is, one still running is waited on, a failed or refused one is
+sent again, and a submission that may have been billed without an answer (``uncertain``) is
+never sent again. Tasks submitted by a process killed before it could record their cell are
+found by the experiment's tag and their request's content address.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
+from dataclasses import dataclass
+from typing import Any
+
+from genlab._errors import CreditLimitError
+from genlab.catalog import CATALOG
+from genlab.client import AsyncClient, Client, Task
+from genlab.experiments._experiment import Experiment
+from genlab.experiments._plan import Cell, plan_cells
+from genlab.experiments._prompt import Prompt, prompt, same_history
+from genlab.experiments._scoring import Scorer, resolve_scorers, run_scorers
+from genlab.history import History
+
+_CHUNK = 500
+
+
+@dataclass(slots=True)
+class _Found:
+    """What the history says of one cell before this run."""
+
+    done: list[Cell]
+    waiting: list[tuple[Cell, str]]  # cells whose task is still running, and its id
+    to_send: list[Cell]
+    uncertain: list[Cell]
+
+
+def _history_of(client: Client) -> History:
+    if isinstance(client, AsyncClient):
+        raise TypeError("experiment() runs blocking; pass a genlab.Client, not an AsyncClient")
+    journal = client.history
+    if not isinstance(journal, History):
+        raise ValueError(
+            "an experiment lives in a history (so it can be continued and no cell is paid "
+            "twice): make the client with genlab.connect() or "
+            "genlab.Client(history=genlab.History())"
+        )
+    return journal
+
+
+def _version(given: Prompt | str, history: History) -> Prompt:
+    if isinstance(given, str):
+        return prompt(given, history=history)
+    if not isinstance(given, Prompt):
+        raise TypeError(f"prompts are genlab.prompt(...) objects or references like 'kite@2', "
+                        f"got {given!r}")
+    if not same_history(given.history, history):
+        raise ValueError(
+            f"{given.ref} is kept in {given.history.location}, but the client records into "
+            f"{history.location}; make the prompt with genlab.prompt(..., history=...) of the "
+            "client's history"
+        )
+    return given
+
+
+def _task_rows(history: History, name: str, ids: Sequence[str]) -> list[Mapping[str, Any]]:
+    rows: list[Mapping[str, Any]] = list(history.query(
+        "SELECT task_id, status, state, address, submitted_at FROM tasks WHERE tag = :tag "
+        "ORDER BY submitted_at", {"tag": name},
+    ))
+    seen = {r["task_id"] for r in rows}
+    missing = [i for i in ids if i not in seen]
+    for start in range(0, len(missing), _CHUNK):
+        part = missing[start:start + _CHUNK]
+        marks = ", ".join(f":t{i}" for i in range(len(part)))
+        rows += history.query(
+            f"SELECT task_id, status, state, address, submitted_at FROM tasks "
+            f"WHERE task_id IN ({marks})", {f"t{i}": v for i, v in enumerate(part)},
+        )
+    return rows
+
+
+def find_cells(history: History, name: str, cells: Sequence[Cell]) -> _Found:
+    """Sort the valid ``cells`` by what the history already holds for them (see the module
+    docstring), recording tasks found by tag and address against their cells."""
+    recorded = {c["cell"]: c.get("task_id") for c in history.experiment_cells(name)}
+    rows = _task_rows(history, name, [t for t in recorded.values() if t])
+    by_id = {r["task_id"]: r for r in rows if r["task_id"]}
+    claimed = {t for t in recorded.values() if t}
+    spare: dict[str, list[Mapping[str, Any]]] = {}
+    for each in rows:  # this experiment's submissions no cell names yet, oldest first
+        if each["task_id"] not in claimed and each["address"]:
+            spare.setdefault(each["address"], []).append(each)
+    found = _Found([], [], [], [])
+    for cell in cells:
+        task_id = recorded.get(cell.key)
+        row: Mapping[str, Any] | None = by_id.get(task_id) if task_id else None
+        if row is None and cell.address in spare and spare[cell.address]:
+            row = spare[cell.address].pop(0)
+            if row["task_id"]:
+                history.cell_task(name, cell.key, row["task_id"])
+        if row is None:
+            found.to_send.append(cell)
+        elif row["status"] == "succeeded":
+            found.done.append(cell)
+        elif row["state"] == "refused" or row["status"] == "failed":
+            found.to_send.append(cell)
+        elif row["state"] in ("uncertain", "sending") or not row["task_id"]:
+            found.uncertain.append(cell)  # it may have been billed: never sent again
+        else:
+            found.waiting.append((cell, str(row["task_id"])))
+    return found
+
+
+def money_line(cells: Sequence[Cell], found: _Found) -> str:
+    """E.g. ``24 cells (2 invalid): 6 done earlier, 16 to send: 6,400 credits estimated``."""
+    invalid = sum(c.request is None for c in cells)
+    text = f"{len(cells):,} cell{'' if len(cells) == 1 else 's'}"
+    if invalid:
+        text += f" ({invalid:,} invalid)"
+    parts = []
+    if found.done:
+        parts.append(f"{len(found.done):,} done earlier")
+    if found.waiting:
+        parts.append(f"{len(found.waiting):,} still running")
+    if found.uncertain:
+        parts.append(f"{len(found.uncertain):,} uncertain (not sent again)")
+    sending = len(found.to_send)
+    parts.append(f"{sending:,} to send" if sending else "nothing to send")
+    if sending:
+        estimate = sum(c.credits or 0 for c in found.to_send)
+        unpriced = sum(c.credits is None for c in found.to_send)
+        if unpriced == sending:
+            parts[-1] += ", with no published price, so no estimate"
+        else:
+            parts[-1] += f": {estimate:,} credits estimated"
+            if unpriced:
+                parts[-1] += f" ({unpriced:,} with no published price)"
+    return f"{text}: {', '.join(parts)}"
+
+
+def _progress(total: int, enabled: bool) -> Any:
+    if not enabled or not total:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc="cells", unit="cell")
+
+
+def _run(
+    client: Client, history: History, name: str, found: _Found,
+    scorers: Mapping[str, Scorer], concurrency: int, timeout: float | None, progress: bool,
+) -> dict[str, str]:
+    errors: dict[str, str] = {}
+    lock = threading.Lock()
+    work: list[tuple[Cell, str | None]] = [(c, None) for c in found.to_send]
+    work += found.waiting
+    bar = _progress(len(work), progress)
+
+    def one(cell: Cell, task_id: str | None) -> None:
+        try:
+            if task_id is None:
+                assert cell.request is not None
+                task = client.submit(cell.request)
+                history.cell_task(name, cell.key, task.task_id)  # at once: a crash loses none
+            else:
+                task = Task(task_id=task_id, model=cell.model, kind=CATALOG[cell.model].KIND)
+            result = client.wait(task, timeout=timeout, raise_on_failure=False, progress=False)
+            if result.succeeded and scorers:
+                history.save_scores(result.task_id, run_scorers(result, scorers))
+        except Exception as exc:  # one cell's trouble never stops the others; shown in df
+            with lock:
+                errors[cell.key] = f"{type(exc).__name__}: {exc}"
+        finally:
+            if bar is not None:
+                bar.update(1)
+
+    tagging = history.tagging(name) if work else nullcontext()
+    try:
+        with tagging, ThreadPoolExecutor(max(1, min(concurrency, len(work) or 1))) as pool:
+            for cell, task_id in work:
+                pool.submit(one, cell, task_id)
+    finally:
+        if bar is not None:
+            bar.close()
+    return errors
+
+
+def score_missing(
+    history: History, task_ids: Iterable[str], scorers: Mapping[str, Scorer], workers: int = 4
+) -> None:
+    """Score the succeeded tasks not yet scored by every scorer (in worker threads, never on
+    the caller's thread)."""
+    ids = list(dict.fromkeys(task_ids))
+    if not scorers or not ids:
+        return
+    have = history.scores(ids)
+    todo = [(t, {n: f for n, f in scorers.items() if n not in have.get(t, {})}) for t in ids]
+    todo = [(t, s) for t, s in todo if s]
+    if not todo:
+        return
+
+    def one(task_id: str, missing: Mapping[str, Scorer]) -> None:
+        result = history.record(task_id)
+        if result is not None and result.succeeded:
+            history.save_scores(task_id, run_scorers(result, missing))
+
+    with ThreadPoolExecutor(max(1, min(workers, len(todo)))) as pool:
+        for future in [pool.submit(one, t, s) for t, s in todo]:
+            future.result()
+
+
+def experiment(
+    client: Client,
+    name: str,
+    prompts: Iterable[Prompt | str] = (),
+    models: Iterable[str] | str = (),
+    vars: Mapping[str, Any] | None = None,
+    params: Mapping[str, Any] | None = None,
+    seeds: Iterable[int | None] = (1,),
+    *,
+    max_credits: int | None = None,
+    scorers: Iterable[str | Scorer] = (),
+    concurrency: int = 4,
+    timeout: float | None = None,
+    progress: bool = True,
+    quiet: bool = False,
+) -> Experiment:
+    """Run every prompt version on every model with every set of variables and every seed;
+    or continue the experiment of this name where an earlier run stopped.
+
+    Every cell is validated against its model first (invalid cells are listed in ``df`` with
+    the catalog's message and cost nothing); what is left to send is priced as a whole and
+    checked against ``max_credits`` and the client's budget before anything is sent. Cells run
+    through the client (its reuse, budget and concurrency caps apply), each task tagged with the
+    experiment's name and recorded against its cell in the history. Running the same call
+    again (after a kernel restart, or in another process sharing the history) sends only what
+    was never sent: no cell is paid twice. Scores are computed in worker threads once a
+    result is kept, and kept in the history.
+
+    Args:
+        client: a :class:`genlab.Client` with a :class:`genlab.History`
+            (``genlab.connect()`` gives one).
+        name: the experiment's name (its tag in the history).
+        prompts: prompt versions (``genlab.prompt(...)``, or references like ``"kite@2"``).
+        models: model names from ``genlab.CATALOG``.
+        vars: each variable's values: a list is swept, another value is the one value.
+        params: request fields applied to every model that has them.
+        seeds: a cell per seed; sent where a model takes a seed, else a fresh sample each.
+        max_credits: refuse to start when what is left to send is estimated higher.
+        scorers: built-in scorer names (``"sharpness"``...) or functions of a result.
+        concurrency: cells in flight at once.
+        timeout: seconds each cell may wait for its task.
+        progress: show a progress bar.
+        quiet: do not print the money line (it stays in ``exp.money_line``).
+
+    Raises:
+        CreditLimitError: over ``max_credits`` or the client's budget; nothing was sent.
+        ValueError: the matrix itself is wrong (a missing or unused variable, an unknown
+            model or parameter...); nothing was sent.
+
+    Example:
+        exp = genlab.experiment(client, "kite-study", prompts=[kite, kite2],
+                                models=["image-b", "image-d"],
+                                vars={"subject": ["paper kite", "dragon kite"]},
+                                seeds=[1, 2], max_credits=20_000, scorers=["sharpness"])
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"an experiment needs a name, like 'kite-study'; got {name!r}")
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    history = _history_of(client)
+    given = [prompts] if isinstance(prompts, str | Prompt) else list(prompts)
+    versions = list(dict.fromkeys(_version(p, history) for p in given))
+    named = resolve_scorers(scorers)
+    cells = plan_cells(versions, models, vars, params, seeds)
+    valid = [c for c in cells if c.request is not None]
+    history.plan_cells(name, [c.row() for c in valid])
+    found = find_cells(history, name, valid)
+    line = money_line(cells, found)
+    if not quiet:
+        print(line)  # money first: called from a cell, so stdout is the reader's
+    estimate = sum(c.credits or 0 for c in found.to_send)
+    if max_credits is not None and estimate > max_credits:
+        raise CreditLimitError(
+            f"{line}: more than max_credits={max_credits:,}, so nothing was sent. To run it "
+            f"raise max_credits (to at least {estimate:,}), or plan fewer cells.",
+            estimate=estimate, max_credits=max_credits,
+        )
+    client.check_budget([c.request for c in found.to_send if c.request is not None])
+    errors = _run(client, history, name, found, named, concurrency, timeout, progress)
+    exp = Experiment(name, history, cells, list(named), errors=errors, money_line=line,
+                     uncertain=[c.key for c in found.uncertain])
+    score_missing(history, exp.task_ids(status="succeeded"), named, concurrency)
+    exp.refresh()
+    return exp

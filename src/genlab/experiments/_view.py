@@ -1,0 +1,277 @@
+"""An experiment drawn: the grid (word diffs above the columns, seeds side by side, a row's
+videos in step), the comparison of two versions, and the one-file page.
+
+Media are drawn by the one card renderer (:func:`genlab.media.card.media_html`: previews
+browsers decode, posters, links to the originals); a row's videos carry the report's
+:data:`genlab.report.ROW_SYNC` handlers. Every text from a person or the service is escaped.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+from genlab._version import __version__
+from genlab.display import BACKGROUND, BORDER, MUTED, SHADE, TEXT, escape, status_badge
+from genlab.experiments._prompt import DIFF_CSS, Prompt, PromptDiff, _slots_html
+from genlab.report import ROW_SYNC
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from genlab.experiments._experiment import Experiment
+
+_CSS = (
+    ".genlab-exp{color:" + TEXT + "}"
+    ".genlab-exp .genlab-exp-scroll{overflow-x:auto;max-width:100%}"
+    ".genlab-exp table.genlab-exp-grid{border-collapse:collapse;table-layout:auto}"
+    ".genlab-exp table.genlab-exp-grid th,.genlab-exp table.genlab-exp-grid td{"
+    "border:1px solid " + BORDER + ";padding:6px;vertical-align:top;text-align:left}"
+    ".genlab-exp table.genlab-exp-grid thead th{background:" + SHADE + ";max-width:28em;"
+    "font-weight:normal}"
+    ".genlab-exp table.genlab-exp-grid tbody th{background:" + SHADE + ";font-weight:normal;"
+    "white-space:nowrap}"
+    ".genlab-exp .genlab-exp-label{color:" + MUTED + ";font-size:85%;margin:2px 0}"
+    ".genlab-exp .genlab-exp-seeds{display:flex;flex-wrap:nowrap;gap:6px}"
+    ".genlab-exp .genlab-exp-seed{min-width:120px;max-width:240px}"
+    ".genlab-exp .genlab-exp-seed .genlab-media{max-width:240px}"
+    ".genlab-exp .genlab-exp-seed video,.genlab-exp .genlab-exp-seed img{max-width:100%;"
+    "height:auto}"
+    ".genlab-exp .genlab-exp-caption{color:" + MUTED + ";font-size:80%}"
+    ".genlab-exp .genlab-exp-note{color:" + MUTED + ";font-size:80%;white-space:pre-wrap;"
+    "max-width:20em;overflow-wrap:anywhere}"
+    ".genlab-exp .genlab-exp-money{color:" + MUTED + "}"
+    + DIFF_CSS
+)
+
+
+def _number(value: Any) -> str:
+    if _missing(value):
+        return "–"
+    try:
+        return f"{float(value):.3g}"
+    except (TypeError, ValueError):
+        return escape(value)
+
+
+def _missing(value: Any) -> bool:
+    import pandas as pd
+
+    if value is None:
+        return True
+    try:
+        found = pd.isna(value)
+    except (TypeError, ValueError):
+        return False
+    return isinstance(found, bool | np.bool_) and bool(found)
+
+
+def _variables_html(variables: Mapping[str, Any]) -> str:
+    if not variables:
+        return "<i>no variables</i>"
+    return "<br>".join(f"<span class='genlab-exp-label'>{escape(k)}</span> {escape(v)}"
+                       for k, v in variables.items())
+
+
+def _seed_html(exp: Experiment, row: Mapping[str, Any]) -> str:
+    from genlab.media.card import media_html  # previews load only when a grid is drawn
+
+    status = str(row["status"])
+    task_id = None if _missing(row["task_id"]) else str(row["task_id"])
+    caption = [f"seed {row['seed']}" if not _missing(row["seed"]) else "no seed"]
+    if not _missing(row["seconds"]):
+        caption.append(f"{float(row['seconds']):.1f} s")
+    caption += [f"{name} {_number(row[name])}" for name in exp.scorers]
+    shown = ""
+    if status == "succeeded" and task_id is not None:
+        shown = media_html(exp.paths(task_id), play="click")
+        # One play/pause/scrub for the row: the report's handlers on every video.
+        shown = shown.replace("<video controls", f"<video{ROW_SYNC} controls")
+    if not shown:
+        shown = status_badge(status)
+        if not _missing(row["error"]):
+            shown += f"<div class='genlab-exp-note'>{escape(row['error'])}</div>"
+    title = f" title='task {escape(task_id)}'" if task_id else ""
+    return (f"<div class='genlab-exp-seed'>{shown}<div class='genlab-exp-caption'{title}>"
+            f"{escape(' · '.join(caption))}</div></div>")
+
+
+def _key(variables: Mapping[str, Any]) -> str:
+    return json.dumps(dict(variables), sort_keys=True, default=str)
+
+
+def _version_header(version: Prompt, before: Prompt | None) -> str:
+    aliases = version.aliases
+    named = f" <span class='genlab-exp-label'>({escape(', '.join(aliases))})</span>" \
+        if aliases else ""
+    if before is None:
+        body = f"<div class='genlab-diff'>{_slots_html(version.template)}</div>"
+    else:
+        body = version.diff(before).html()
+    return f"<b>{escape(version.ref)}</b>{named}{body}"
+
+
+def grid_html(exp: Experiment, columns: Literal["prompt", "model"] = "prompt") -> str:
+    """The experiment's grid as an HTML fragment (see :meth:`Experiment.show`)."""
+    frame = exp.df
+    rows: list[Mapping[str, Any]] = [{str(k): v for k, v in r.items()}
+                                     for r in frame.to_dict("records")]
+    versions = exp.versions
+    header_cells: list[str] = []
+    if columns == "model":
+        column_keys: list[Any] = exp.models
+        header_cells = [f"<b>{escape(m)}</b>" for m in exp.models]
+        above = "".join(d.html() for d in exp.diffs())
+    else:
+        column_keys = versions
+        header_cells = [_version_header(v, versions[i - 1] if i else None)
+                        for i, v in enumerate(versions)]
+        above = ""
+    sets: dict[str, Mapping[str, Any]] = {}
+    groups: dict[tuple[str, Any, Any], list[Mapping[str, Any]]] = {}
+    for cell, row in zip(exp.cells, rows, strict=True):
+        key = _key(cell.variables)
+        sets.setdefault(key, cell.variables)
+        column, inner = ((cell.model, cell.prompt) if columns == "model"
+                         else (cell.prompt, cell.model))
+        groups.setdefault((key, column, inner), []).append(row)
+    inners: list[Any] = versions if columns == "model" else exp.models
+    body = []
+    for key, variables in sets.items():
+        tds = []
+        for column in column_keys:
+            parts = []
+            for inner in inners:
+                members = groups.get((key, column, inner))
+                if not members:
+                    continue
+                label = inner.ref if isinstance(inner, Prompt) else str(inner)
+                seeds = "".join(_seed_html(exp, r) for r in members)
+                parts.append(f"<div class='genlab-exp-label'>{escape(label)}</div>"
+                             f"<div class='genlab-exp-seeds'>{seeds}</div>")
+            tds.append(f"<td>{''.join(parts)}</td>")
+        body.append(f"<tr class='genlab-row'><th>{_variables_html(variables)}</th>"
+                    f"{''.join(tds)}</tr>")
+    head = "".join(f"<th>{h}</th>" for h in header_cells)
+    money = (f"<div class='genlab-exp-money'>{escape(exp.money_line)}</div>"
+             if exp.money_line else "")
+    return (
+        f"<div class='genlab-exp'><style>{_CSS}</style>"
+        f"<div><b>{escape(exp.name)}</b></div>{money}{above}"
+        f"<div class='genlab-exp-scroll'><table class='genlab-exp-grid'>"
+        f"<thead><tr><th>variables</th>{head}</tr></thead>"
+        f"<tbody>{''.join(body)}</tbody></table></div></div>"
+    )
+
+
+def _mean(values: Iterable[Any]) -> float:
+    kept = [float(v) for v in values if not _missing(v)]
+    return sum(kept) / len(kept) if kept else math.nan
+
+
+def compare_frame(exp: Experiment, baseline: Prompt, candidate: Prompt) -> pd.DataFrame:
+    """The rows of :meth:`Experiment.compare`."""
+    import pandas as pd
+
+    by: dict[tuple[str, str, Prompt], dict[Any, Mapping[str, Any]]] = {}
+    sets: dict[str, Mapping[str, Any]] = {}
+    records: list[Mapping[str, Any]] = [{str(k): v for k, v in r.items()}
+                                        for r in exp.df.to_dict("records")]
+    for cell, record in zip(exp.cells, records, strict=True):
+        key = _key(cell.variables)
+        sets.setdefault(key, cell.variables)
+        by.setdefault((cell.model, key, cell.prompt), {})[cell.seed] = record
+    out = []
+    for model in exp.models:
+        for key, variables in sets.items():
+            base = by.get((model, key, baseline), {})
+            cand = by.get((model, key, candidate), {})
+            if not base and not cand:
+                continue
+            seeds = [s for s in base if s in cand]
+            first_b = next(iter(base.values()), None)
+            first_c = next(iter(cand.values()), None)
+            change = ""
+            if first_b is not None and first_c is not None:
+                change = str(PromptDiff(str(first_b["prompt"]), str(first_c["prompt"])))
+            row: dict[str, Any] = {
+                "model": model, **dict(variables), "baseline": baseline.ref,
+                "candidate": candidate.ref, "change": change,
+                "succeeded": f"{sum(r['status'] == 'succeeded' for r in base.values())}/"
+                             f"{len(base)} -> "
+                             f"{sum(r['status'] == 'succeeded' for r in cand.values())}/"
+                             f"{len(cand)}",
+                "seconds_change": _mean(cand[s]["seconds"] for s in seeds)
+                - _mean(base[s]["seconds"] for s in seeds),
+            }
+            spreads = []
+            for name in exp.scorers:
+                pairs = [(base[s][name], cand[s][name]) for s in seeds
+                         if not _missing(base[s][name]) and not _missing(cand[s][name])]
+                diffs = [float(c) - float(b) for b, c in pairs]
+                row[f"{name}_baseline"] = _mean(r[name] for r in base.values())
+                row[f"{name}_candidate"] = _mean(r[name] for r in cand.values())
+                row[f"{name}_change"] = sum(diffs) / len(diffs) if diffs else math.nan
+                spread = max(diffs) - min(diffs) if len(diffs) > 1 else math.nan
+                row[f"{name}_seed_spread"] = spread
+                if not math.isnan(spread):
+                    spreads.append(spread)
+            if exp.scorers:
+                row["seed_spread"] = max(spreads) if spreads else math.nan
+            out.append(row)
+    frame = pd.DataFrame(out)
+    if exp.scorers and not frame.empty:
+        frame = frame.sort_values("seed_spread", ascending=False, na_position="last",
+                                  kind="stable").reset_index(drop=True)
+    for column in frame.columns:
+        if column.endswith(("_change", "_baseline", "_candidate", "_spread")):
+            frame[column] = frame[column].astype("Float64")
+    for column in ("model", "baseline", "candidate", "change", "succeeded"):
+        if column in frame:
+            frame[column] = frame[column].astype("string")
+    return frame
+
+
+def _versions_table(exp: Experiment) -> str:
+    frame = exp.df
+    lines = ["<table class='summary'><tr><th>version</th><th>cells</th><th>succeeded</th>"
+             "<th>mean seconds</th>" + "".join(f"<th>{escape(s)}</th>" for s in exp.scorers)
+             + "</tr>"]
+    for version in exp.versions:
+        part = frame[(frame["prompt_name"] == version.name)
+                     & (frame["prompt_version"] == version.version)]
+        cells = [f"<td>{len(part)}</td>",
+                 f"<td>{int((part['status'] == 'succeeded').sum())}</td>",
+                 f"<td>{_number(_mean(part['seconds']))}</td>"]
+        cells += [f"<td>{_number(_mean(part[s]))}</td>" for s in exp.scorers]
+        lines.append(f"<tr><th>{escape(version.ref)}</th>{''.join(cells)}</tr>")
+    lines.append("</table>")
+    return "".join(lines)
+
+
+def page_html(exp: Experiment, columns: Literal["prompt", "model"] = "prompt") -> str:
+    """The experiment as a whole HTML page that loads nothing from elsewhere."""
+    frame = exp.df.drop(columns=["experiment"])
+    table = frame.to_html(escape=True, na_rep="–", index=False, classes="summary")
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    style = (
+        f"body{{font-family:system-ui,sans-serif;margin:2em;color:{TEXT};"
+        f"background:{BACKGROUND}}}"
+        f"table.summary{{border-collapse:collapse;margin:1em 0}}"
+        f"table.summary th,table.summary td{{border:1px solid {BORDER};padding:4px 8px}}"
+        f"table.summary th{{background:{SHADE};text-align:left}}"
+        f".generated{{color:{MUTED}}}"
+    )
+    return (
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>"
+        f"<title>{escape(exp.name)}</title><style>{style}</style></head><body>"
+        f"<h1>{escape(exp.name)}</h1>"
+        f"<p class='generated'>genlab {escape(__version__)}, {when}</p>"
+        f"{grid_html(exp, columns)}<h2>Versions</h2>{_versions_table(exp)}"
+        f"<h2>Every cell</h2>{table}</body></html>"
+    )

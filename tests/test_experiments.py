@@ -1,0 +1,373 @@
+"""Prompt experiments as a user sees them: versions, aliases and diffs kept in the history
+(SQLite and PostgreSQL), a matrix checked and priced before anything is sent, cells run once
+even across a killed process, scores, the grid, a comparison and the one-file page."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import genlab
+from genlab import emulator
+from genlab.experiments import Prompt, prompt
+from genlab.history import History
+from genlab.media import Result
+
+KEY = "experiments-key-5c1e"
+TEMPLATE = "A {subject} over {place} at dusk"
+IMAGES = ["image-b", "image-d"]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[emulator.EmulatorHandle]:
+    with emulator.start(api_key=KEY, time_scale=0.02) as handle:
+        yield handle
+
+
+@pytest.fixture
+def history(tmp_path: Path) -> Iterator[History]:
+    h = History(tmp_path / "history.sqlite")
+    yield h
+    h.close()
+
+
+@pytest.fixture
+def client(server: emulator.EmulatorHandle, history: History,
+           tmp_path: Path) -> Iterator[genlab.Client]:
+    with genlab.Client(server.base_url, KEY, history=history, poll_scale=0.02,
+                       wait_timeout=120, keep=tmp_path / "media") as c:
+        yield c
+
+
+def billed(server: emulator.EmulatorHandle) -> int:
+    return len(server.ledger())
+
+
+def kites(history: History) -> tuple[Prompt, Prompt]:
+    kite = prompt(TEMPLATE, name="kite", history=history)
+    return kite, kite.revise("A {subject} soaring over {place} at dusk, 35 mm")
+
+
+# --- prompts ---------------------------------------------------------------------------------
+
+
+def test_versions_aliases_and_diffs_are_kept_in_the_history(history_location: str) -> None:
+    history = History(history_location)
+    try:
+        kite, kite2 = kites(history)
+        assert (kite.version, kite2.version, kite2.parent) == (1, 2, 1)
+        assert prompt(TEMPLATE, name="kite", history=history).version == 1  # a cell run again
+        kite2.alias("best")
+        assert prompt("kite@best", history=history).template == kite2.template
+        assert prompt("kite@1", history=history) == kite
+        assert prompt("kite", history=history).version == 2  # the newest
+        kite.alias("best")  # an alias moves
+        assert prompt("kite@best", history=history).version == 1
+        frame = history.prompts()
+        assert frame[["name", "version", "aliases"]].values.tolist() == [
+            ["kite", 1, "best"], ["kite", 2, ""]]
+        diff = kite2.diff(kite)
+        assert str(diff) == "kite@1 -> kite@2: A {subject}{+ soaring+} over {place} at " \
+            "dusk{+, 35 mm+}"
+        assert "<ins class='genlab-ins'> soaring</ins>" not in diff.html()  # spaces stay out
+        assert "<ins class='genlab-ins'>soaring</ins>" in diff.html()
+    finally:
+        history.close()
+    again = History(history_location)  # another process sharing the history sees them
+    try:
+        assert prompt("kite@best", history=again).version == 1
+        with pytest.raises(LookupError, match="no alias 'worst'.*best"):
+            prompt("kite@worst", history=again)
+        with pytest.raises(LookupError, match="versions 1 to 2"):
+            prompt("kite@7", history=again)
+    finally:
+        again.close()
+
+
+def test_a_missing_or_extra_variable_is_a_clear_error(history: History) -> None:
+    kite, _ = kites(history)
+    with pytest.raises(ValueError, match=r"kite@1 needs a value for place .*nothing was sent"):
+        kite.fill(subject="paper kite")
+    with pytest.raises(ValueError, match="kite@1 has no slot for colour"):
+        kite.fill(subject="paper kite", place="dunes", colour="red")
+    assert kite.fill(subject="<b>kite</b>", place="dunes") == "A <b>kite</b> over dunes at dusk"
+    with pytest.raises(ValueError, match="slots must be named"):
+        prompt("A {} kite", name="bad", history=history)
+    with pytest.raises(ValueError, match="without '@'"):
+        prompt("A {subject}", name="kite@2", history=history)
+
+
+def test_a_variable_missing_from_the_matrix_sends_nothing(
+    client: genlab.Client, history: History, server: emulator.EmulatorHandle
+) -> None:
+    kite, kite2 = kites(history)
+    before = billed(server)
+    with pytest.raises(ValueError, match="needs a value for place"):
+        genlab.experiment(client, "no-place", prompts=[kite, kite2], models=IMAGES,
+                          vars={"subject": ["paper kite"]}, quiet=True, progress=False)
+    with pytest.raises(ValueError, match="no prompt has a slot for colour"):
+        genlab.experiment(client, "colour", prompts=[kite], models=IMAGES,
+                          vars={"subject": "kite", "place": "dunes", "colour": "red"},
+                          quiet=True, progress=False)
+    assert billed(server) == before
+
+
+# --- the matrix --------------------------------------------------------------------------
+
+
+def test_an_invalid_cell_is_reported_and_not_sent(
+    client: genlab.Client, history: History, server: emulator.EmulatorHandle
+) -> None:
+    kite, kite2 = kites(history)
+    before = billed(server)
+    exp = genlab.experiment(
+        client, "kite-study", prompts=[kite, kite2], models=["image-d", "video-a"],
+        vars={"subject": ["paper kite", "dragon kite"], "place": "dunes"},
+        params={"resolution": "512"}, seeds=[1, 2], quiet=True, progress=False,
+    )
+    df = exp.df
+    invalid = df[df["model"] == "video-a"]
+    assert len(df) == 16 and len(invalid) == 8
+    assert set(invalid["status"]) == {"invalid"} and invalid["task_id"].isna().all()
+    assert invalid["error"].str.contains("resolution must be one of").all()
+    sent = df[df["model"] == "image-d"]
+    assert set(sent["status"]) == {"succeeded"}
+    assert billed(server) - before == 8  # only the valid cells reached the service
+    assert sent["prompt"].tolist()[0] == "A paper kite over dunes at dusk"
+    assert {"experiment", "prompt_name", "prompt_version", "subject", "place", "seed",
+            "credits", "seconds", "media_width", "as_asked"} <= set(df.columns)
+    assert (sent["media_width"] == 512).all()
+    tagged = history.df(tag="kite-study")
+    assert len(tagged) == 8  # each task carries the experiment in the history
+
+
+def test_the_whole_matrix_is_refused_over_budget_before_any_submit(
+    client: genlab.Client, history: History, server: emulator.EmulatorHandle, tmp_path: Path
+) -> None:
+    kite, kite2 = kites(history)
+    before = billed(server)
+    big = dict(prompts=[kite, kite2], models=["video-a"], vars={"subject": ["a", "b"],
+               "place": "dunes"}, params={"duration": 4, "resolution": "480P"}, seeds=[1, 2])
+    with pytest.raises(genlab.CreditLimitError, match="max_credits=1,000, so nothing was sent"):
+        genlab.experiment(client, "too-dear", **big, max_credits=1_000, quiet=True)
+    with genlab.Client(server.base_url, KEY, history=history, poll_scale=0.02,
+                       budget=genlab.Budget(session=2_000)) as capped:
+        with pytest.raises(genlab.CreditLimitError):
+            genlab.experiment(capped, "too-dear", **big, quiet=True)
+    assert billed(server) == before
+    assert history.df(tag="too-dear").empty
+
+
+def test_running_the_same_call_again_pays_for_nothing_and_scores_once(
+    client: genlab.Client, history: History, server: emulator.EmulatorHandle, tmp_path: Path
+) -> None:
+    kite, kite2 = kites(history)
+    calls: list[str] = []
+
+    def words(result: Result) -> float:
+        calls.append(result.task_id)
+        return float(len((result.prompt or "").split()))
+
+    call: dict[str, Any] = dict(prompts=[kite, kite2], models=IMAGES,
+                                vars={"subject": ["paper kite"], "place": "dunes"},
+                                seeds=[1, 2], scorers=[words], quiet=True, progress=False)
+    before = billed(server)
+    first = genlab.experiment(client, "again", **call)
+    assert billed(server) - before == 8 and len(calls) == 8
+    second = genlab.experiment(client, "again", **call)
+    assert billed(server) - before == 8 and len(calls) == 8
+    assert second.money_line == "8 cells: 8 done earlier, nothing to send"
+    assert second.df["task_id"].tolist() == first.df["task_id"].tolist()
+    assert second.df["words"].tolist() == [7.0] * 4 + [10.0] * 4
+    table = second.compare("kite@1", "v2")
+    assert table["words_change"].tolist() == [3.0, 3.0]
+    assert table["change"].iloc[0] == "A paper kite{+ soaring+} over dunes at dusk{+, 35 mm+}"
+    page = second.to_html(tmp_path / "again.html").read_text()
+    assert "<th>words</th>" in page and "<td>7</td>" in page and "<td>10</td>" in page
+
+
+def test_the_grid_shows_diffs_seeds_and_escaped_text(
+    client: genlab.Client, history: History, tmp_path: Path
+) -> None:
+    kite = prompt("A {subject} at dusk", name="tags", history=history)
+    kite2 = kite.revise("A {subject} at <i>dawn</i>")
+    exp = genlab.experiment(client, "grid", prompts=[kite, kite2], models=["image-d"],
+                            vars={"subject": ["<script>x</script>"]},
+                            params={"resolution": "512"}, seeds=[1, 2], quiet=True,
+                            progress=False)
+    page = exp._repr_html_()
+    assert "<script>x</script>" not in page and "&lt;script&gt;x&lt;/script&gt;" in page
+    assert "<ins class='genlab-ins'>&lt;i&gt;dawn&lt;/i&gt;</ins>" in page.replace(
+        "</ins><ins class='genlab-ins'>", "")
+    assert page.count("<tr class='genlab-row'>") == 1  # one row per variable set
+    assert page.count("class='genlab-exp-seed'") == 4 and "seed 2" in page
+    assert page.count("<img") >= 4
+    by_model = exp.show(columns="model")._repr_html_()
+    assert "<b>image-d</b>" in by_model and "genlab-diff" in by_model
+    written = exp.to_html(tmp_path / "grid.html")
+    text = written.read_text()
+    assert "src=\"http" not in text and "src='http" not in text and "data:image" in text
+
+
+def test_a_row_of_videos_plays_in_step(
+    client: genlab.Client, history: History
+) -> None:
+    clip = prompt("A {subject} turning", name="clip", history=history)
+    exp = genlab.experiment(client, "clips", prompts=[clip], models=["video-a"],
+                            vars={"subject": ["kite"]},
+                            params={"duration": 2, "resolution": "480P"}, seeds=[1, 2],
+                            quiet=True, progress=False)
+    page = exp._repr_html_()
+    assert page.count("<video") == 2
+    assert page.count("onplay=") == 2 and "closest('tr, .genlab-row')" in page
+
+
+# --- a killed process ----------------------------------------------------------------------
+
+CHILD = textwrap.dedent(
+    """
+    import os, sys, genlab
+    from genlab.history import History
+    history = History(os.environ["GENLAB_HISTORY"])
+    client = genlab.Client(os.environ["BASE_URL"], os.environ["KEY"], history=history,
+                           poll_scale=0.05, keep=os.environ["MEDIA"])
+    kite = genlab.prompt("A {subject} over {place} at dusk", name="kite", history=history)
+    kite2 = kite.revise("A {subject} soaring over {place} at dusk, 35 mm")
+    exp = genlab.experiment(client, "crash-study", prompts=[kite, kite2],
+                            models=["image-b", "image-d"],
+                            vars={"subject": ["paper kite", "dragon kite"], "place": "dunes"},
+                            seeds=[1], concurrency=int(os.environ["CONCURRENCY"]),
+                            progress=False)
+    print("done", len(exp.task_ids(status="succeeded")), flush=True)
+    """
+)
+
+
+class PausableClock:
+    """Epoch seconds that stand still while paused (the emulator's task time)."""
+
+    def __init__(self) -> None:
+        self.paused_at: float | None = time.time()
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        if self.paused_at is not None:
+            return self.paused_at
+        return time.time() - self.offset
+
+    def resume(self) -> None:
+        if self.paused_at is not None:
+            self.offset = time.time() - self.paused_at
+            self.paused_at = None
+
+
+def _cells_sent(path: Path) -> int:
+    import sqlite3
+
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5) as db:
+            return int(db.execute("SELECT COUNT(*) FROM experiment_cells "
+                                  "WHERE task_id IS NOT NULL").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+def test_a_process_killed_mid_experiment_is_continued_without_paying_twice(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "crash.sqlite"
+    clock = PausableClock()
+    with emulator.start(api_key=KEY, time_scale=0.02, clock=clock) as server:
+        env = {**os.environ, "GENLAB_HISTORY": str(path), "BASE_URL": server.base_url,
+               "KEY": KEY, "MEDIA": str(tmp_path / "media"), "CONCURRENCY": "3"}
+        child = subprocess.Popen([sys.executable, "-c", CHILD], env=env, text=True,
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        try:
+            # The emulator's clock stands still: the first three cells are accepted and wait.
+            deadline = time.monotonic() + 120
+            while _cells_sent(path) < 3 and time.monotonic() < deadline:
+                assert child.poll() is None, child.stdout.read() if child.stdout else ""
+                time.sleep(0.1)
+            sent = _cells_sent(path)
+            child.send_signal(signal.SIGKILL)
+            child.wait(30)
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait(30)
+            if child.stdout is not None:
+                child.stdout.close()
+        assert child.returncode == -signal.SIGKILL and sent == 3
+        assert len(server.ledger()) == 3
+
+        clock.resume()  # the service carries on; the same call runs in a new process
+        env["CONCURRENCY"] = "4"
+        again = subprocess.run([sys.executable, "-c", CHILD], env=env, text=True,
+                               capture_output=True, timeout=300)
+        assert again.returncode == 0, again.stderr
+        assert "8 cells: 3 still running, 5 to send" in again.stdout
+        assert again.stdout.strip().endswith("done 8")
+        assert len(server.ledger()) == 8  # every cell paid for once
+
+        third = subprocess.run([sys.executable, "-c", CHILD], env=env, text=True,
+                               capture_output=True, timeout=300)
+        assert "8 cells: 8 done earlier, nothing to send" in third.stdout, third.stderr
+        assert len(server.ledger()) == 8
+    history = History(path)
+    try:
+        cells = history.experiment_cells("crash-study")
+        assert len(cells) == 8 and len({c["task_id"] for c in cells}) == 8
+    finally:
+        history.close()
+
+
+def test_prompt_versions_are_ranked_by_votes_between_their_results(
+    client: genlab.Client, history: History
+) -> None:
+    from genlab.history import RatingEntry
+
+    kite, kite2 = kites(history)
+    exp = genlab.experiment(client, "votes", prompts=[kite, kite2], models=["image-d"],
+                            vars={"subject": ["paper kite"], "place": "dunes"},
+                            params={"resolution": "512"}, seeds=[1, 2, 3], quiet=True,
+                            progress=False)
+    df = exp.df
+    old = df[df["prompt_version"] == 1]["task_id"].tolist()
+    new = df[df["prompt_version"] == 2]["task_id"].tolist()
+    for left, right in zip(new, old, strict=True):  # people preferred version 2 each time
+        history.add_rating(RatingEntry(left, right, "left", left_model="image-d",
+                                       right_model="image-d", prompt_address="x"))
+    board = exp.leaderboard(seed=0)
+    assert board.index[0] == "kite@2" and int(board.loc["kite@2", "wins"]) == 3
+    assert int(board.loc["kite@1", "losses"]) == 3
+    same = genlab.leaderboard(history, by="prompt_version", experiment="votes", seed=0)
+    assert same.index.tolist() == ["kite@2", "kite@1"]
+    with pytest.raises(ValueError, match="experiment='its name'"):
+        genlab.leaderboard(history, by="prompt_version")
+
+
+def test_a_scorer_is_a_known_name_or_a_function_and_its_trouble_reads_as_missing() -> None:
+    from genlab.experiments import resolve_scorers, run_scorers
+
+    with pytest.raises(ValueError, match="unknown scorer 'clip'.*scorers=\\[my_score\\]"):
+        resolve_scorers(["clip"])
+
+    def broken(result: Result) -> float:
+        raise RuntimeError("no weights here")
+
+    def text(result: Result) -> Any:
+        return "high"
+
+    with pytest.raises(ValueError, match="two scorers are named 'broken'"):
+        resolve_scorers([broken, broken])
+    result = Result(task_id="t1", status="succeeded")
+    assert run_scorers(result, resolve_scorers([broken, text])) == {"broken": None, "text": None}
