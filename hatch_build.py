@@ -1,5 +1,5 @@
 """Wheel build hook: the tutorial notebooks of notebooks/ go into the wheel as
-``genlab/notebooks/`` (the six tutorials, the report notebook, and nbval's sanitizing rules),
+``genlab/notebooks/`` (the tutorials, the report notebook, and nbval's sanitizing rules),
 and nothing else of that folder (its test-only conftest.py, runs' leftovers, checkpoints).
 
 An editable install takes none: ``genlab notebooks`` then copies the checkout's notebooks/.

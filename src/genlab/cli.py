@@ -459,7 +459,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     notebooks = sub.add_parser(
         "notebooks", help="copy the tutorial notebooks into a folder (never overwriting)",
-        description="Copy genlab's notebooks (six tutorials, the report notebook and the app's "
+        description="Copy genlab's notebooks (the tutorials, the report notebook and the app's "
                     "notebook) into DIR, made when missing. Files already there are never "
                     "overwritten: then nothing is copied.",
     )
