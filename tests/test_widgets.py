@@ -537,6 +537,21 @@ def test_a_history_row_is_one_line_with_the_whole_text_in_its_tooltip() -> None:
     assert "&lt;i&gt;it broke&lt;/i&gt;" in page and "<i>it broke" not in page
 
 
+def test_a_history_row_shows_a_short_time_and_a_long_id_cut_in_the_middle() -> None:
+    from datetime import date
+
+    from genlab.widgets._history import row_html
+
+    task_id = "task_28a8c1f0e3b94d7e9b2f5a6c1d698a82e"
+    day = date(2026, 11, 27)
+    today = row_html({"submitted_at": "2026-11-27 13:52:07", "task_id": task_id}, day)
+    assert "title='2026-11-27 13:52:07 UTC'>13:52:07</div>" in today
+    assert f"title='{task_id}'>task_28a8…698a82e</div>" in today
+    older = row_html({"submitted_at": "2026-11-26 09:05:59", "task_id": "t1"}, day)
+    assert ">11-26 09:05</div>" in older and "title='t1'>t1</div>" in older
+    assert ">2025-11-26</div>" in row_html({"submitted_at": "2025-11-26 09:05:59"}, day)
+
+
 def test_history_rows_open_to_their_card_and_the_panel_follows_new_work(
     emulator: EmulatorHandle, tmp_path: Path
 ) -> None:
