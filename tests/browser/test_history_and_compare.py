@@ -107,12 +107,13 @@ _ROWS = """
           credits: cell('credits').textContent, creditsTip: cell('credits').title,
           promptTip: prompt.title, rights: ['credits', 'total_seconds', 'task_id',
           'error_message'].map(right), seconds: cell('total_seconds').textContent,
-          shownId: cell('task_id').textContent,
+          shownId: cell('task_id').textContent, width: row.clientWidth,
+          widths: [...row.children].map(c => `${c.dataset.col} ${c.clientWidth}`).join(', '),
           // Characters of the prompt in view: its text's share that fits its cell.
           promptShown: Math.floor(prompt.textContent.length * prompt.clientWidth
                                   / Math.max(prompt.scrollWidth, 1)),
           times: rows.map(r => r.querySelector("[data-col='submitted_at']"))
-            .map(c => ({text: c.textContent, title: c.title,
+            .map(c => ({text: c.innerText, title: c.title,
                         cut: c.scrollWidth > c.clientWidth})),
           cut: ['model', 'status', 'credits', 'total_seconds', 'task_id'].flatMap(name => [
             cell(name), panel.querySelector(`.genlab-history-head [data-col='${name}']`)])
@@ -150,7 +151,8 @@ def _look(page: Any, frontend: Frontend, image_id: str, width: int, theme: str) 
     # The rows are drawn by the front end after the tab opens: wait for this task's row.
     page.wait_for_function(
         "(task) => [...document.querySelectorAll(\"[data-col='task_id']\")]"
-        ".some(c => c.title === task && c.getBoundingClientRect().width > 0)",
+        ".some(c => c.title === task && "
+        "c.closest('.genlab-history-row').getBoundingClientRect().width > 0)",
         arg=image_id)
     row = page.evaluate(_ROWS, image_id)
     # One line, however long the prompt; the whole prompt in its tooltip.
@@ -158,12 +160,13 @@ def _look(page: Any, frontend: Frontend, image_id: str, width: int, theme: str) 
     assert row["promptTip"] == LONG_PROMPT
     # Every time whole and short (today: the time of day), the full moment in its tooltip.
     assert row["times"] and not [t for t in row["times"] if t["cut"]], row["times"]
-    short = re.compile(r"\d\d:\d\d:\d\d|\d\d-\d\d \d\d:\d\d")  # today, or just before midnight
+    # Today (or, just after midnight, yesterday): in full, or brief in a narrow panel.
+    short = re.compile(r"\d\d:\d\d(:\d\d)?|\d\d-\d\d( \d\d:\d\d)?")
     assert all(short.fullmatch(t["text"]) and t["title"].endswith(" UTC")
                for t in row["times"]), row["times"]
     # A long id cut in the middle, whole; the prompt has room to be read.
     assert row["shownId"] == f"{image_id[:9]}…{image_id[-7:]}", row
-    assert row["promptShown"] >= 30, row
+    assert row["promptShown"] >= 30, (row["promptShown"], row["width"], row["widths"])
     # Credits, seconds, task and error stay inside the panel.
     assert all(r <= row["edge"] + 1 for r in row["rights"]), row
     # Model, status, credits and seconds (values and headings) are never cut.

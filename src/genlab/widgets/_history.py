@@ -53,7 +53,7 @@ WRAPPED = frozenset({"prompt", "error_message", "mode"})
 # share what is left (the prompt most of it), cut with an ellipsis.
 _WIDTHS = {
     "submitted_at": "6.8em", "model": "4.8em", "mode": "1.2fr", "status": "7.6em",
-    "prompt": "5fr", "credits": "4.4em", "total_seconds": "4.9em", "task_id": "9.6em",
+    "prompt": "5fr", "credits": "4.4em", "total_seconds": "4.9em", "task_id": "11em",
     "error_message": "1.8fr",
 }
 # Model, status, credits and seconds never shrink below their whole heading and value; the
@@ -69,15 +69,18 @@ def _grid(names: Sequence[str]) -> str:
                     for name in names)
 
 
-def short_time(shown: str, today: date | None = None) -> str:
+def short_time(shown: str, today: date | None = None, *, brief: bool = False) -> str:
     """A history time ("2026-11-27 13:52:07", UTC) as the panel shows it: the time alone
     today, month, day and minute this year, the date before; unchanged when not a time.
+    ``brief``: shorter still, for a narrow panel (the minute today, the day before).
 
     Example:
         >>> day = date(2026, 11, 27)
-        >>> [short_time(t, day) for t in ("2026-11-27 13:52:07", "2026-11-26 13:52:07",
-        ...                                "2025-03-01 08:00:00", "soon")]
+        >>> times = ("2026-11-27 13:52:07", "2026-11-26 13:52:07", "2025-03-01 08:00:00", "soon")
+        >>> [short_time(t, day) for t in times]
         ['13:52:07', '11-26 13:52', '2025-03-01', 'soon']
+        >>> [short_time(t, day, brief=True) for t in times]
+        ['13:52', '11-26', '2025', 'soon']
     """
     try:
         moment = datetime.strptime(shown, "%Y-%m-%d %H:%M:%S")
@@ -85,8 +88,10 @@ def short_time(shown: str, today: date | None = None) -> str:
         return shown
     today = today or datetime.now(UTC).date()
     if moment.date() == today:
-        return moment.strftime("%H:%M:%S")
-    return moment.strftime("%m-%d %H:%M" if moment.year == today.year else "%Y-%m-%d")
+        return moment.strftime("%H:%M" if brief else "%H:%M:%S")
+    if moment.year == today.year:
+        return moment.strftime("%m-%d" if brief else "%m-%d %H:%M")
+    return moment.strftime("%Y" if brief else "%Y-%m-%d")
 
 
 def short_id(task_id: str) -> str:
@@ -103,31 +108,51 @@ def short_id(task_id: str) -> str:
 
 
 _GRID = _grid(list(DISPLAY_COLUMNS))
-_NARROW_HIDDEN = ("submitted_at", "mode")
-"""Columns left out of a row narrower than 640 px (the opened card shows both)."""
+_NARROW_HIDDEN = ("mode", "task_id", "error_message")
+"""Columns left out of a row narrower than 760 px, so the prompt keeps room to be read: the
+opened card shows them, the Open button's tooltip names the task, and the status cell's
+tooltip carries the error."""
+_NARROW_WIDTHS = {"submitted_at": "3.8em", "status": "4em"}
+"""A narrow row's time is brief ("13:52", "11-26") and its status a coloured dot."""
 _FIT = "genlab-history-fit"
+_TIME_FULL, _TIME_BRIEF = "genlab-time-full", "genlab-time-brief"
 _NARROW_CSS = (
     f"<style>.{_FIT}{{container-type:inline-size}}"
-    "@container (max-width: 640px){"
+    f":is(.genlab-history-row,.genlab-history-head) .{_TIME_BRIEF}{{display:none}}"
+    "@container (max-width: 760px){"
     ".genlab-history-row,.genlab-history-head{grid-template-columns:"
-    f"{_grid([n for n in DISPLAY_COLUMNS if n not in _NARROW_HIDDEN])} !important}}"
+    + " ".join(f"minmax({_NARROW_WIDTHS[n]}, {_NARROW_WIDTHS[n]})" if n in _NARROW_WIDTHS
+               else _grid([n]) for n in DISPLAY_COLUMNS if n not in _NARROW_HIDDEN)
+    + " !important}"
     + ",".join(f".genlab-history-row>[data-col='{n}'],.genlab-history-head>[data-col='{n}']"
                for n in _NARROW_HIDDEN)
-    + "{display:none}}</style>"
+    + f"{{display:none}}:is(.genlab-history-row,.genlab-history-head) .{_TIME_FULL}"
+    f"{{display:none}}:is(.genlab-history-row,.genlab-history-head) .{_TIME_BRIEF}"
+    "{display:inline}"
+    ".genlab-history-row>[data-col='status']>span{font-size:0 !important;"
+    "padding:0 !important;width:10px !important;height:10px !important;"
+    "border-radius:50% !important;display:inline-block !important;"
+    "vertical-align:middle !important}}</style>"
 )
 _ROW_CSS = (
     f"display:grid;grid-template-columns:{_GRID};column-gap:6px;align-items:center;"
     f"font-size:90%;color:{TEXT};min-width:0"
 )
 _CELL_CSS = "overflow:hidden;text-overflow:ellipsis;white-space:nowrap;min-width:0"
-_BUTTON_WIDTH = "6.2em"
+_BUTTON_WIDTH = "4.4em"
 
 
 def header_html() -> str:
     """The headings of the panel's rows, on the same grid."""
+    def shown(name: str, heading: str) -> str:
+        if name != "submitted_at":
+            return escape(heading)
+        return (f"<span class='{_TIME_FULL}'>{escape(heading)}</span>"
+                f"<span class='{_TIME_BRIEF}'>time</span>")
+
     cells = "".join(
         f"<div data-col='{escape(name)}' style='{_CELL_CSS};font-weight:600;"
-        f"{'text-align:right' if name in _RIGHT else ''}'>{escape(heading)}</div>"
+        f"{'text-align:right' if name in _RIGHT else ''}'>{shown(name, heading)}</div>"
         for name, heading in DISPLAY_COLUMNS.items()
     )
     return (f"{_NARROW_CSS}<div class='genlab-history-head' style='{_ROW_CSS};padding-bottom:2px;"
@@ -148,9 +173,13 @@ def row_html(row: Mapping[str, str], today: date | None = None) -> str:
         value = row.get(name) or ""
         css = _CELL_CSS + (";text-align:right" if name in _RIGHT else "")
         if name == "status" and value:
-            shown, tip = status_badge(value), value
+            error = row.get("error_message") or ""
+            shown, tip = status_badge(value), f"{value}: {error}" if error else value
         elif name == "submitted_at" and value:
-            shown, tip = escape(short_time(value, today)), f"{value} UTC"
+            shown = (f"<span class='{_TIME_FULL}'>{escape(short_time(value, today))}</span>"
+                     f"<span class='{_TIME_BRIEF}'>"
+                     f"{escape(short_time(value, today, brief=True))}</span>")
+            tip = f"{value} UTC"
         elif name == "task_id" and value:
             shown, tip = escape(short_id(value)), value
         elif value:
@@ -168,7 +197,7 @@ class _Row:
     def __init__(self) -> None:
         self.task_id = ""
         self.button = widgets.Button(
-            description="Open", icon="folder-open",
+            description="Open",
             layout=widgets.Layout(width=_BUTTON_WIDTH, min_width=_BUTTON_WIDTH, height="26px",
                                   padding="0 4px"),
         )
