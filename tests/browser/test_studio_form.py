@@ -100,7 +100,7 @@ _HEIGHTS = """
 
 
 @pytest.mark.parametrize("width", [1024])
-def test_the_form_fits_refuses_a_typed_duration_and_brings_the_card_into_view(
+def test_the_form_fits_bounds_a_typed_duration_and_brings_the_card_into_view(
     lab: tuple[str, Frontend], width: int
 ) -> None:
     from playwright.sync_api import sync_playwright
