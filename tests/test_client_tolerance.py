@@ -217,11 +217,23 @@ async def test_a_task_id_sent_as_a_number_is_read_as_its_text() -> None:
     assert task.task_id == "8812" and record.task_id == "8812" and record.succeeded
 
 
-async def test_an_empty_503_was_never_forwarded_and_is_sent_again() -> None:
-    answers = [httpx.Response(503), httpx.Response(200, json=ACCEPTED)]
-    async with client_for(lambda r: answers.pop(0)) as client:
-        assert (await client.submit(IMAGE)).task_id == "t1"
-    assert answers == []
+async def test_an_empty_503_may_follow_a_billed_task_and_is_never_resent() -> None:
+    # A gateway can answer a bare 503 after the service created and billed the task.
+    sent: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(503) if len(sent) == 1 else httpx.Response(200, json=ACCEPTED)
+
+    journal = MemoryJournal()
+    async with client_for(handler, history=journal, max_retries=5) as client:
+        with pytest.raises(genlab.SubmissionUncertainError) as caught:
+            await client.submit(IMAGE)
+    assert len(sent) == 1  # not sent again: it may already be billed
+    message = str(caught.value)
+    assert "HTTP 503 with an empty body" in message and "NOT resent" in message
+    assert caught.value.status == 503
+    assert [e.state for e in journal.entries()] == ["uncertain"]
 
 
 async def test_a_retry_after_date_beyond_the_clients_patience_fails_at_once() -> None:

@@ -466,14 +466,28 @@ async def test_oversized_bodies_are_refused_with_413(http: httpx.AsyncClient) ->
 async def test_injected_errors_and_rate_limits(
     http: httpx.AsyncClient, faults: FaultConfig
 ) -> None:
-    faults.update(error_rate=1.0)
+    faults.update(error_rate=1.0, error_after_billing=0.0)
     shed = await submit(http, dict(genlab.CATALOG["video-f"].EXAMPLE))
-    assert shed.status_code == 503 and shed.content == b""  # never reached the service
+    assert shed.status_code == 503 and shed.content == b""  # a gateway's bare 503
     assert_envelope(await http.get("/v1/videos/tasks/x"), 503, "SERVICE_UNAVAILABLE")
     faults.update(error_rate=0.0, rate_limit_rate=1.0, retry_after=2.5)
     limited = await submit(http, dict(genlab.CATALOG["video-f"].EXAMPLE))
     assert_envelope(limited, 429, "RATE_LIMITED")
     assert limited.headers["retry-after"] == "2.5"
+
+
+async def test_a_bare_503_to_a_submit_comes_before_or_after_billing(
+    http: httpx.AsyncClient, faults: FaultConfig, app: Any
+) -> None:
+    faults.update(error_rate=1.0, error_after_billing=0.0)
+    before = await submit(http, dict(genlab.CATALOG["image-d"].EXAMPLE))
+    assert app.emulator.ledger() == []  # the service never saw it
+    faults.update(error_after_billing=1.0)
+    after = await submit(http, dict(genlab.CATALOG["video-a"].EXAMPLE))
+    assert (before.status_code, before.content) == (after.status_code, after.content)
+    assert after.status_code == 503 and after.content == b""  # the same answer to a client
+    (entry,) = app.emulator.ledger()  # yet this one was created and billed
+    assert entry["model"] == "video-a" and entry["credits"] == 800
 
 
 async def test_dropped_submit_is_billed_but_unanswered(

@@ -218,6 +218,18 @@ async def test_a_deadline_says_what_the_status_was_and_never_guesses(
     assert "client.wait('t1')" in str(caught.value)
 
 
+async def test_a_deadline_on_a_success_without_media_says_what_the_service_said() -> None:
+    async with scripted(record("t1", "processing"), record("t1", "succeeded", images=[]),
+                        wait_timeout=0.3) as client:
+        task = await client.submit(model="image-b", prompt="a kite")
+        with pytest.raises(TaskTimeoutError) as caught:
+            await client.wait(task)  # its deadline comes well within the media grace
+    message = str(caught.value)
+    assert "the service says task t1 succeeded but has listed no images yet" in message
+    assert "processing" not in message and "keeps running" not in message
+    assert "client.wait('t1')" in message and caught.value.last_status == "succeeded"
+
+
 async def test_a_submit_answer_trickling_in_ends_within_the_timeout_as_uncertain() -> None:
     sent: list[httpx.Request] = []
 

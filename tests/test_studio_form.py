@@ -120,22 +120,26 @@ def test_every_problem_of_a_call_is_named(studio: Studio) -> None:
     assert "3 problems in the request" in str(caught.value)
 
 
-def test_a_typed_duration_out_of_range_is_a_message_not_a_clamp(studio: Studio) -> None:
-    studio.set(model="video-a", prompt="a fox on a hill")
+def test_a_typed_duration_out_of_range_goes_to_the_nearest_bound_and_says_so(
+    studio: Studio,
+) -> None:
+    studio.set(model="video-a", prompt="a fox on a hill", duration=5)
     row = studio.form.fields["duration"]
     assert isinstance(row, IntField)
     row.entry.value = 40  # what the number box sends when a person types 40
-    assert row.entry.value == 40 and studio.body["duration"] == 40  # kept as typed
-    assert row.control.value != 40  # the slider cannot show it; it did not move there
+    # The box and the slider agree, on the nearest value the model takes, and a line says so.
+    assert row.entry.value == row.control.value == 30 and studio.body["duration"] == 30
     said = _shown_text(row.message.value)
-    assert "duration must be from 2 to 30 (got 40)" in said
-    assert studio.submit_button.disabled
-    with pytest.raises(genlab.InvalidParameterError):
-        studio.submit()
-    assert studio.cards == []  # nothing was sent
-    row.entry.value = 12  # back in range: the slider follows, the message goes
-    assert row.control.value == 12 and row.message.value == ""
+    assert "duration must be from 2 to 30: 40 was set to 30" in said
     assert not studio.submit_button.disabled
+    row.entry.value = 1  # below: the lowest
+    assert row.entry.value == row.control.value == 2
+    assert "1 was set to 2" in _shown_text(row.message.value)
+    row.control.value = 12  # the next edit: the line goes
+    assert row.entry.value == 12 and row.message.value == ""
+    row.entry.value = 40
+    row.entry.value = 7  # typed in range: the slider follows, the line goes
+    assert row.control.value == 7 and row.message.value == ""
 
 
 def test_the_slider_and_its_number_box_move_together(studio: Studio) -> None:

@@ -514,7 +514,7 @@ def test_history_panel_lists_filters_and_escapes(emulator: EmulatorHandle, tmp_p
         panel.refresh()
         assert card.record is not None and card.record.task_id in panel.markup
         for heading in DISPLAY_COLUMNS.values():  # the history's own column table
-            assert f">{heading}</div>" in panel.table.value
+            assert f">{heading}<" in panel.table.value
         assert "&lt;b&gt;bold&lt;/b&gt; kite" in panel.markup
         assert "<b>bold</b>" not in panel.markup
         panel.set_filter(status="failed")
@@ -536,6 +536,22 @@ def test_a_history_row_is_one_line_with_the_whole_text_in_its_tooltip() -> None:
     assert page.count("white-space:nowrap") >= 9 and "text-overflow:ellipsis" in page
     assert "title='no published price'><span" in page and ">–</span>" in page
     assert "&lt;i&gt;it broke&lt;/i&gt;" in page and "<i>it broke" not in page
+
+
+def test_a_history_row_shows_a_short_time_and_a_long_id_cut_in_the_middle() -> None:
+    from datetime import date
+
+    from genlab.widgets._history import row_html
+
+    task_id = "task_28a8c1f0e3b94d7e9b2f5a6c1d698a82e"
+    day = date(2026, 11, 27)
+    today = row_html({"submitted_at": "2026-11-27 13:52:07", "task_id": task_id}, day)
+    assert "title='2026-11-27 13:52:07 UTC'><span class='genlab-time-full'>13:52:07<" in today
+    assert "<span class='genlab-time-brief'>13:52</span>" in today  # for a narrow panel
+    assert f"title='{task_id}'>task_28a8…698a82e</div>" in today
+    older = row_html({"submitted_at": "2026-11-26 09:05:59", "task_id": "t1"}, day)
+    assert ">11-26 09:05</span>" in older and "title='t1'>t1</div>" in older
+    assert ">2025-11-26</span>" in row_html({"submitted_at": "2025-11-26 09:05:59"}, day)
 
 
 def test_history_rows_open_to_their_card_and_the_panel_follows_new_work(

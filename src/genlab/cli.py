@@ -134,6 +134,7 @@ def _serve(args: argparse.Namespace) -> int:
     faults = FaultConfig(
         fail_rate=args.fail_rate,
         error_rate=args.error_rate,
+        error_after_billing=args.error_after_billing,
         rate_limit_rate=args.rate_limit_rate,
         retry_after=args.retry_after,
         latency=args.latency,
@@ -399,6 +400,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--fail-rate", type=float, default=0.0, help="share of tasks that fail")
     serve.add_argument("--error-rate", type=float, default=0.0, help="share of 5xx answers")
+    serve.add_argument(
+        "--error-after-billing",
+        type=float,
+        default=0.5,
+        help="share of submit 503s sent after the task was created and billed",
+    )
     serve.add_argument("--rate-limit-rate", type=float, default=0.0, help="share of 429s")
     serve.add_argument("--retry-after", type=float, default=1.0, help="Retry-After seconds")
     serve.add_argument("--latency", type=float, default=0.0, help="seconds added per answer")

@@ -99,14 +99,23 @@ _ROWS = """
   const panel = document.querySelector('.genlab-history');
   const edge = panel.getBoundingClientRect().right;
   const rows = [...panel.querySelectorAll('.genlab-history-row')];
-  const row = rows.find(r => r.querySelector("[data-col='task_id']").textContent === task);
+  const row = rows.find(r => r.querySelector("[data-col='task_id']").title === task);
   const cell = (name) => row.querySelector(`[data-col='${name}']`);
+  const prompt = cell('prompt');
   const right = (name) => cell(name).getBoundingClientRect().right;
   return {rows: rows.length, height: row.getBoundingClientRect().height, edge: edge,
           credits: cell('credits').textContent, creditsTip: cell('credits').title,
-          promptTip: cell('prompt').title, rights: ['credits', 'total_seconds', 'task_id',
+          promptTip: prompt.title, rights: ['credits', 'total_seconds', 'task_id',
           'error_message'].map(right), seconds: cell('total_seconds').textContent,
-          cut: ['model', 'status', 'credits', 'total_seconds'].flatMap(name => [
+          shownId: cell('task_id').textContent, width: row.clientWidth,
+          widths: [...row.children].map(c => `${c.dataset.col} ${c.clientWidth}`).join(', '),
+          // Characters of the prompt in view: its text's share that fits its cell.
+          promptShown: Math.floor(prompt.textContent.length * prompt.clientWidth
+                                  / Math.max(prompt.scrollWidth, 1)),
+          times: rows.map(r => r.querySelector("[data-col='submitted_at']"))
+            .map(c => ({text: c.innerText, title: c.title,
+                        cut: c.scrollWidth > c.clientWidth})),
+          cut: ['model', 'status', 'credits', 'total_seconds', 'task_id'].flatMap(name => [
             cell(name), panel.querySelector(`.genlab-history-head [data-col='${name}']`)])
             .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.outerHTML)};
 }
@@ -142,12 +151,22 @@ def _look(page: Any, frontend: Frontend, image_id: str, width: int, theme: str) 
     # The rows are drawn by the front end after the tab opens: wait for this task's row.
     page.wait_for_function(
         "(task) => [...document.querySelectorAll(\"[data-col='task_id']\")]"
-        ".some(c => c.textContent === task && c.getBoundingClientRect().width > 0)",
+        ".some(c => c.title === task && "
+        "c.closest('.genlab-history-row').getBoundingClientRect().width > 0)",
         arg=image_id)
     row = page.evaluate(_ROWS, image_id)
     # One line, however long the prompt; the whole prompt in its tooltip.
     assert row["height"] < 40, row
     assert row["promptTip"] == LONG_PROMPT
+    # Every time whole and short (today: the time of day), the full moment in its tooltip.
+    assert row["times"] and not [t for t in row["times"] if t["cut"]], row["times"]
+    # Today (or, just after midnight, yesterday): in full, or brief in a narrow panel.
+    short = re.compile(r"\d\d:\d\d(:\d\d)?|\d\d-\d\d( \d\d:\d\d)?")
+    assert all(short.fullmatch(t["text"]) and t["title"].endswith(" UTC")
+               for t in row["times"]), row["times"]
+    # A long id cut in the middle, whole; the prompt has room to be read.
+    assert row["shownId"] == f"{image_id[:9]}…{image_id[-7:]}", row
+    assert row["promptShown"] >= 30, (row["promptShown"], row["width"], row["widths"])
     # Credits, seconds, task and error stay inside the panel.
     assert all(r <= row["edge"] + 1 for r in row["rights"]), row
     # Model, status, credits and seconds (values and headings) are never cut.
@@ -158,7 +177,7 @@ def _look(page: Any, frontend: Frontend, image_id: str, width: int, theme: str) 
 
     # Open: the task's card with its kept image, under its row.
     line = page.locator(".genlab-history-line", has=page.locator(
-        f"[data-col='task_id']:text-is('{image_id}')"))
+        f"[data-col='task_id'][title='{image_id}']"))
     line.get_by_role("button", name="Open").click()
     card = page.locator(".genlab-history-card")
     card.locator("img[src^='data:image/']").first.wait_for(state="visible")
@@ -213,7 +232,7 @@ def test_history_and_compare_read_well_and_open(lab: tuple[Frontend, str]) -> No
                 "() => [...document.querySelectorAll(\"[data-col='prompt']\")]"
                 ".find(c => c.title.startsWith('A lighthouse'))"
                 ".closest('.genlab-history-row').querySelector(\"[data-col='task_id']\")"
-                ".textContent"
+                ".title"
             )
             assert image_id.startswith("task_")
             for theme in THEMES:

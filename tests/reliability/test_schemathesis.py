@@ -113,8 +113,8 @@ async def http(emulator_app: Any) -> AsyncIterator[httpx.AsyncClient]:
         yield client
 
 
-FAULT_NAMES = ["fail_rate", "error_rate", "rate_limit_rate", "retry_after", "latency",
-               "drop_rate", "seed"]
+FAULT_NAMES = ["fail_rate", "error_rate", "error_after_billing", "rate_limit_rate",
+               "retry_after", "latency", "drop_rate", "seed"]
 fault_changes = st.dictionaries(
     st.sampled_from(FAULT_NAMES),
     st.one_of(json_values, st.floats(-2, 2), st.integers(-5, 5)),

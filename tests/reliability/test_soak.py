@@ -1,8 +1,9 @@
 """Soak: many tasks through ``Client.map`` while every fault is switched on.
 
 What a user relies on: every task ends in a state they can act on (succeeded, failed,
-uncertain, refused), nothing is billed twice, every submission that was billed but never
-answered is reported as uncertain (and only those), and the client's memory stays flat.
+uncertain, refused), nothing is billed twice, every submission that was billed but whose
+answer was lost (a dropped connection, a bare 503 after billing) is reported as uncertain,
+none is silently resent, and the client's memory stays flat.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import stamina.instrumentation
 import genlab
 from genlab import APIError, SubmissionUncertainError, TaskFailedError
 from genlab.client import Outcome
+from genlab.emulator._digest import body_digest
 
 from ._support import KEY, rss_mb, serve
 from .conftest import Scale
@@ -27,6 +29,7 @@ from .figures import Figures
 FAULTS = {
     "fail_rate": 0.1,
     "error_rate": 0.05,
+    "error_after_billing": 0.5,
     "rate_limit_rate": 0.05,
     "retry_after": 0.05,
     "drop_rate": 0.02,
@@ -114,9 +117,12 @@ def test_soak_under_faults(scale: Scale, figures: Figures) -> None:
     digests = collections.Counter(entry["body_sha256"] for entry in ledger)
     duplicates = sum(1 for count in digests.values() if count > 1)
     known_ids = {o.task.task_id for o in [*warm, *outcomes] if o.task is not None}
-    # Billed, yet the client never learnt the task id: exactly the dropped answers.
-    dropped = [e for e in ledger if e["task_id"] not in known_ids]
-    uncertain = states["uncertain"]
+    # Billed, yet the client never learnt the task id: the answers lost after billing.
+    lost = {e["body_sha256"] for e in ledger if e["task_id"] not in known_ids}
+    uncertain = [o.error for o in outcomes if isinstance(o.error, SubmissionUncertainError)]
+    uncertain_billed = {body_digest(e.body) for e in uncertain} & set(digests)
+    accepted = sum(1 for o in outcomes if o.task is not None)
+    billed = len(ledger) - len(warm)
 
     section.add("tasks", scale.soak_tasks)
     for state in ("succeeded", "failed", "uncertain", "refused"):
@@ -125,10 +131,15 @@ def test_soak_under_faults(scale: Scale, figures: Figures) -> None:
                  f"all {scale.soak_tasks}",
                  not unknown and len(outcomes) == scale.soak_tasks)
     section.goal("duplicate submissions in the ledger", duplicates, "0", duplicates == 0)
-    section.add("dropped after billing (ledger)", len(dropped))
-    section.goal("uncertain reported - dropped", uncertain - len(dropped), "0",
-                 uncertain == len(dropped) == journal_uncertain)
-    section.add("retries (429, empty 503, GET errors)", len(retries))
+    section.add("answers lost after billing (ledger)", len(lost))
+    section.goal("lost answers not reported uncertain", len(lost - uncertain_billed), "0",
+                 lost == uncertain_billed and len(uncertain) == journal_uncertain)
+    section.goal("billed - (accepted + uncertain and billed)",
+                 billed - accepted - len(uncertain_billed), "0",
+                 billed == accepted + len(uncertain_billed))
+    section.add("uncertain, never billed (503 before the service)",
+                len(uncertain) - len(uncertain_billed))
+    section.add("retries (429, GET errors)", len(retries))
     section.add("seconds", elapsed, "s")
     growth = rss_after - rss_before
     section.goal("client RSS growth", growth, f"< {RSS_GROWTH_LIMIT_MB:g} MB",

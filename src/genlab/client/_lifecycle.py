@@ -330,7 +330,7 @@ class Generations:
         except TimeoutError:
             if not deadline.expired():
                 raise  # not our deadline: someone else's timeout, let it through
-            raise timed_out(here.task_id, limit, last_status) from None
+            raise timed_out(here, limit, last_status) from None
 
     async def _keep(self, here: Tracked, record: TaskRecord) -> TaskRecord:
         """Save a succeeded task's media (covers, last frames and a JSON sidecar too) in the

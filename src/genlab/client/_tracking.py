@@ -211,10 +211,17 @@ def unreadable_at_deadline(
     )
 
 
-def timed_out(task_id: str, limit: float, status: str | None) -> TaskTimeoutError:
+def timed_out(here: Tracked, limit: float, status: str | None) -> TaskTimeoutError:
     """The error of a wait whose deadline passed: what the task last said, and what to do.
-    Only a status that means running is said to keep running."""
-    if status in RUNNING:
+    Only a status that means running is said to keep running; a success still without media
+    (within its grace, so never handed over) is said as the service said it."""
+    task_id = here.task_id
+    if here.empty_since is not None:
+        media = {"video": "videos", "image": "images"}.get(here.kind or "", "media")
+        status = TaskStatus.SUCCEEDED.value
+        said = (f"after waiting {limit:g} s, the service says task {task_id} succeeded but has "
+                f"listed no {media} yet; genlab does not take a success without its media.")
+    elif status in RUNNING:
         said = (f"task {task_id} is still {status} after waiting {limit:g} s; it keeps running "
                 "on the service.")
     elif status is None:

@@ -2,13 +2,14 @@
 
 Retry policy (the reason this module exists):
 
-* A **submit** costs money, so it is retried only when it provably never reached the service:
-  the connection was refused or timed out while connecting, the pool had no free connection,
-  a 429 (after ``Retry-After``, capped), or a 503 with an empty body (a gateway that never
-  forwarded it). Once the request may have been processed (read/write timeout, a dropped
-  connection, a protocol error, an ``OSError`` from an in-process transport) it is *never*
-  resent: :class:`~genlab.SubmissionUncertainError` is raised instead. A 500, or a 503 carrying
-  the service's error envelope, is the service's answer and raises :class:`~genlab.ServerError`.
+* A **submit** costs money, so it is resent only when it provably never left (the connection
+  was refused or timed out while connecting, the pool had no free connection) or when the
+  service said it refused it and asks to come back (a 429, after ``Retry-After``, capped). Any
+  other 4xx is a refusal: nothing was created, nothing is resent. Every other answer does not
+  prove the request was refused (a 5xx, with or without a body: a gateway may answer it after
+  the service created and billed the task; a read/write timeout, a dropped connection, a
+  protocol error, an ``OSError`` from an in-process transport, an unreadable 2xx): it is
+  *never* resent, and :class:`~genlab.SubmissionUncertainError` is raised instead.
 * A **GET** changes nothing, so it is retried on network errors, 429 and 5xx with exponential
   backoff and jitter (``Retry-After`` honoured, capped).
 
@@ -197,8 +198,8 @@ class Http:
             return False  # waiting seconds will not clear it
         if isinstance(exc, RateLimitError):
             return self._retry_after(exc) if retry_429 is None or retry_429(exc) else False
-        # An empty 503 comes from a gateway in front of the service, not from the service.
-        return isinstance(exc, ServerError) and exc.status == 503 and exc.body is None
+        # Any other answer, a bare 503 included, may follow a task created and billed.
+        return False
 
     def _get_should_retry(self, exc: Exception) -> bool | float:
         if isinstance(exc, QuotaExceededError):
@@ -411,8 +412,8 @@ def poll_hint(headers: Mapping[str, str]) -> float | None:
 
 def refused_for_sure(exc: APIError) -> bool:
     """True when an error answer to a submit proves no task was created: any 4xx (whatever
-    its body: the service's envelope, a gateway's JSON, a WAF's page), or a bare 503 (see
-    docs/spec-decisions.md). Only answers that can follow processing (5xx) are uncertain.
+    its body: the service's envelope, a gateway's JSON, a WAF's page). Every 5xx, a bare 503
+    included, can follow processing: uncertain (see docs/spec-decisions.md).
 
     Example:
         >>> refused_for_sure(APIError.from_response(400, {"error": {"code": "X"}}))
@@ -421,8 +422,10 @@ def refused_for_sure(exc: APIError) -> bool:
         True
         >>> refused_for_sure(APIError.from_response(502, "<html>Bad Gateway</html>"))
         False
+        >>> refused_for_sure(APIError.from_response(503, None))
+        False
     """
-    return exc.status < 500 or (exc.status == 503 and exc.body is None)
+    return exc.status < 500
 
 
 def refusal(exc: APIError, base_url: str, path: str) -> APIError:

@@ -16,8 +16,13 @@ class FaultConfig:
     Attributes:
         fail_rate: share of accepted tasks that end ``failed`` (with an error object).
         error_rate: share of API requests answered with a server error. On submits this is a
-            503 with an empty body (a proxy shedding load before the service saw the request,
-            so a client may safely retry); on task queries a 500 or 503 with an envelope.
+            503 with an empty body, as a gateway in front of the service sends it: sometimes
+            before the service saw the request, sometimes after the service created and billed
+            the task (see ``error_after_billing``), so a client cannot tell which and must not
+            resend it. On task queries it is a 503 with the service's envelope.
+        error_after_billing: share of those submit 503s sent after the task was created and
+            billed (it is in the ledger, its answer lost); the rest come before the service saw
+            the request (nothing created).
         rate_limit_rate: share of API requests answered 429 with a ``Retry-After`` header.
         retry_after: the ``Retry-After`` value in seconds.
         latency: seconds added before every API answer.
@@ -31,6 +36,7 @@ class FaultConfig:
 
     fail_rate: float = 0.0
     error_rate: float = 0.0
+    error_after_billing: float = 0.5
     rate_limit_rate: float = 0.0
     retry_after: float = 1.0
     latency: float = 0.0
@@ -74,7 +80,7 @@ class FaultConfig:
         return {f.name: getattr(self, f.name) for f in fields(self) if not f.name.startswith("_")}
 
 
-_RATES = ("fail_rate", "error_rate", "rate_limit_rate", "drop_rate")
+_RATES = ("fail_rate", "error_rate", "error_after_billing", "rate_limit_rate", "drop_rate")
 
 
 def _check(name: str, value: Any) -> None:

@@ -286,10 +286,12 @@ class IntField(FieldRow):
     wide ranges, or a text box (empty = "(default)") for optional integers with no stated
     default.
 
-    The number box takes whatever is typed: a value outside the model's bounds stays as typed
-    and the catalog's message says so under the field (and Submit waits), where a bounded
-    box or the slider's own readout would silently clamp it. ``control`` is the slider (or
-    the box, where there is no slider); ``entry`` the box whose value the body carries.
+    The slider and its box always agree. A value typed in the box outside the model's bounds
+    goes to the nearest one, as a bounded ipywidgets box or a slider's readout does, but never
+    silently: a line under the field says what was typed and what it became, until the next
+    edit. A box without a slider keeps what is typed and the catalog's message says what is
+    wrong (Submit waits). ``control`` is the slider (or the box, where there is no slider);
+    ``entry`` the box whose value the body carries.
     """
 
     def __init__(self, spec: FieldSpec) -> None:
@@ -297,6 +299,8 @@ class IntField(FieldRow):
         low = spec.min if spec.min is not None else -(2**31)
         high = spec.max if spec.max is not None else 2**31 - 1
         self.low, self.high = low, high
+        self.moved = ""  # what a typed value out of bounds became, said until the next edit
+        self._moving = False
         common = {"description": spec.label, "tooltip": spec.tooltip, "style": STYLE}
         self.free_text = spec.omittable
         self.control: widgets.Widget
@@ -341,9 +345,30 @@ class IntField(FieldRow):
 
     def _typed(self, change: dict[str, Any]) -> None:
         value = change["new"]
-        if self.control is not self.entry and self.low <= value <= self.high:
+        if self.control is not self.entry:
+            if not self.low <= value <= self.high:
+                nearest = min(max(value, self.low), self.high)
+                self.moved = (f"{self.spec.name} must be from {self.low} to {self.high}: "
+                              f"{value} was set to {nearest}")
+                self._moving = True
+                try:
+                    self.entry.value = nearest  # reported by the nested call
+                finally:
+                    self._moving = False
+                return
+            if not self._moving:
+                self.moved = ""
             self.control.value = value
         self._edited()
+
+    def hint(self) -> str:
+        return self.moved
+
+    def show_errors(self, messages: Sequence[str]) -> None:
+        if messages or not self.moved:
+            super().show_errors(messages)
+        else:
+            self.show_line(hint_html(self.moved))
 
     def get_value(self) -> Any:
         if not self.free_text:

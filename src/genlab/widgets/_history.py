@@ -2,10 +2,12 @@
 opens to its task's card.
 
 It shows ``history.recent(limit, model=..., status=...)`` (rows already formatted by the
-history) under the headings of :data:`genlab.history.DISPLAY_COLUMNS`, escaped; it computes
-nothing itself. Each row is one line at any width: long prompts, modes, task ids and errors
-are cut with an ellipsis and shown whole in their tooltip, so credits, seconds, task and error
-stay in view at 1024 px. "Open" shows the task's card with its kept media (the one renderer,
+history) under the headings of :data:`genlab.history.DISPLAY_COLUMNS`, escaped. Each row is
+one line at any width, and each column is as wide as its text needs: the time short and whole
+("13:52:07" today, "11-26 13:52" before), a long task id shortened in the middle
+("task_28a8…698a82e"), model, status, credits and seconds whole; the prompt takes most of what
+is left, mode and error the rest, cut with an ellipsis. Every cell's whole text is in its
+tooltip. "Open" shows the task's card with its kept media (the one renderer,
 :func:`genlab.report.record_html`) under the row. A client whose history is not a genlab
 History (the default in-memory journal) gets a line saying how to keep one.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
+from datetime import UTC, date, datetime
 
 import ipywidgets as widgets
 
@@ -45,58 +48,120 @@ def table_html(rows: Sequence[Mapping[str, str]]) -> str:
 WRAPPED = frozenset({"prompt", "error_message", "mode"})
 """Columns whose cells wrap in :func:`table_html`; names, times and numbers never break."""
 
-# Each column's share of the row: every column shrinks with the panel (to an ellipsis, the
-# whole text in its tooltip), so credits, seconds, task and error stay in view however narrow.
+# Each column's width: the short ones as wide as their whole text ("11-26 13:52",
+# "succeeded", a shortened id), which the grid gives them first; the prompt, mode and error
+# share what is left (the prompt most of it), cut with an ellipsis.
 _WIDTHS = {
-    "submitted_at": 9.5, "model": 4.6, "mode": 5.5, "status": 6.4, "prompt": 14.0,
-    "credits": 4.0, "total_seconds": 4.0, "task_id": 7.0, "error_message": 9.0,
+    "submitted_at": "6.8em", "model": "4.8em", "mode": "1.2fr", "status": "7.6em",
+    "prompt": "5fr", "credits": "4.4em", "total_seconds": "4.9em", "task_id": "11em",
+    "error_message": "1.8fr",
 }
-# Short columns keep room for their whole heading and value ("succeeded", "seconds"): only
-# the long texts (dates, prompts, ids, errors) are cut.
+# Model, status, credits and seconds never shrink below their whole heading and value; the
+# others shrink only when the panel is too narrow for all of them (then cut, never hidden).
 _AT_LEAST = {"model": "4.8em", "status": "7.6em", "credits": "4.4em", "total_seconds": "4.9em"}
 _RIGHT = frozenset({"credits", "total_seconds"})
+ID_SHOWN = (9, 7)
+"""The characters of a long task id kept at its start and end, around an ellipsis."""
 
 
 def _grid(names: Sequence[str]) -> str:
-    return " ".join(f"minmax({_AT_LEAST.get(name, '0')}, {_WIDTHS.get(name, 5.0)}fr)"
+    return " ".join(f"minmax({_AT_LEAST.get(name, '0')}, {_WIDTHS.get(name, '5fr')})"
                     for name in names)
 
 
+def short_time(shown: str, today: date | None = None, *, brief: bool = False) -> str:
+    """A history time ("2026-11-27 13:52:07", UTC) as the panel shows it: the time alone
+    today, month, day and minute this year, the date before; unchanged when not a time.
+    ``brief``: shorter still, for a narrow panel (the minute today, the day before).
+
+    Example:
+        >>> day = date(2026, 11, 27)
+        >>> times = ("2026-11-27 13:52:07", "2026-11-26 13:52:07", "2025-03-01 08:00:00", "soon")
+        >>> [short_time(t, day) for t in times]
+        ['13:52:07', '11-26 13:52', '2025-03-01', 'soon']
+        >>> [short_time(t, day, brief=True) for t in times]
+        ['13:52', '11-26', '2025', 'soon']
+    """
+    try:
+        moment = datetime.strptime(shown, "%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        return shown
+    today = today or datetime.now(UTC).date()
+    if moment.date() == today:
+        return moment.strftime("%H:%M" if brief else "%H:%M:%S")
+    if moment.year == today.year:
+        return moment.strftime("%m-%d" if brief else "%m-%d %H:%M")
+    return moment.strftime("%Y" if brief else "%Y-%m-%d")
+
+
+def short_id(task_id: str) -> str:
+    """A long task id shortened in the middle, so its start and end both show.
+
+    Example:
+        >>> short_id("task_28a8c1f0e3b94d7e9b2f5a6c1d698a82e"), short_id("t1")
+        ('task_28a8…698a82e', 't1')
+    """
+    head, tail = ID_SHOWN
+    if len(task_id) <= head + tail + 1:
+        return task_id
+    return f"{task_id[:head]}…{task_id[-tail:]}"
+
+
 _GRID = _grid(list(DISPLAY_COLUMNS))
-_NARROW_HIDDEN = ("submitted_at", "mode")
-"""Columns left out of a row narrower than 640 px (the opened card shows both)."""
+_NARROW_HIDDEN = ("mode", "task_id", "error_message")
+"""Columns left out of a row narrower than 760 px, so the prompt keeps room to be read: the
+opened card shows them, the Open button's tooltip names the task, and the status cell's
+tooltip carries the error."""
+_NARROW_WIDTHS = {"submitted_at": "3.8em", "status": "4em"}
+"""A narrow row's time is brief ("13:52", "11-26") and its status a coloured dot."""
 _FIT = "genlab-history-fit"
+_TIME_FULL, _TIME_BRIEF = "genlab-time-full", "genlab-time-brief"
 _NARROW_CSS = (
     f"<style>.{_FIT}{{container-type:inline-size}}"
-    "@container (max-width: 640px){"
+    f":is(.genlab-history-row,.genlab-history-head) .{_TIME_BRIEF}{{display:none}}"
+    "@container (max-width: 760px){"
     ".genlab-history-row,.genlab-history-head{grid-template-columns:"
-    f"{_grid([n for n in DISPLAY_COLUMNS if n not in _NARROW_HIDDEN])} !important}}"
+    + " ".join(f"minmax({_NARROW_WIDTHS[n]}, {_NARROW_WIDTHS[n]})" if n in _NARROW_WIDTHS
+               else _grid([n]) for n in DISPLAY_COLUMNS if n not in _NARROW_HIDDEN)
+    + " !important}"
     + ",".join(f".genlab-history-row>[data-col='{n}'],.genlab-history-head>[data-col='{n}']"
                for n in _NARROW_HIDDEN)
-    + "{display:none}}</style>"
+    + f"{{display:none}}:is(.genlab-history-row,.genlab-history-head) .{_TIME_FULL}"
+    f"{{display:none}}:is(.genlab-history-row,.genlab-history-head) .{_TIME_BRIEF}"
+    "{display:inline}"
+    ".genlab-history-row>[data-col='status']>span{font-size:0 !important;"
+    "padding:0 !important;width:10px !important;height:10px !important;"
+    "border-radius:50% !important;display:inline-block !important;"
+    "vertical-align:middle !important}}</style>"
 )
 _ROW_CSS = (
     f"display:grid;grid-template-columns:{_GRID};column-gap:6px;align-items:center;"
     f"font-size:90%;color:{TEXT};min-width:0"
 )
 _CELL_CSS = "overflow:hidden;text-overflow:ellipsis;white-space:nowrap;min-width:0"
-_BUTTON_WIDTH = "6.2em"
+_BUTTON_WIDTH = "4.4em"
 
 
 def header_html() -> str:
     """The headings of the panel's rows, on the same grid."""
+    def shown(name: str, heading: str) -> str:
+        if name != "submitted_at":
+            return escape(heading)
+        return (f"<span class='{_TIME_FULL}'>{escape(heading)}</span>"
+                f"<span class='{_TIME_BRIEF}'>time</span>")
+
     cells = "".join(
         f"<div data-col='{escape(name)}' style='{_CELL_CSS};font-weight:600;"
-        f"{'text-align:right' if name in _RIGHT else ''}'>{escape(heading)}</div>"
+        f"{'text-align:right' if name in _RIGHT else ''}'>{shown(name, heading)}</div>"
         for name, heading in DISPLAY_COLUMNS.items()
     )
     return (f"{_NARROW_CSS}<div class='genlab-history-head' style='{_ROW_CSS};padding-bottom:2px;"
             f"border-bottom:1px solid {BORDER}'>{cells}</div>")
 
 
-def row_html(row: Mapping[str, str]) -> str:
+def row_html(row: Mapping[str, str], today: date | None = None) -> str:
     """One row of :meth:`genlab.History.recent` on one line, every text escaped and whole in
-    its cell's tooltip.
+    its cell's tooltip (times in UTC; see :func:`short_time` and :func:`short_id`).
 
     Example:
         >>> page = row_html({"prompt": "<b>kite</b> " * 20, "credits": ""})
@@ -108,7 +173,15 @@ def row_html(row: Mapping[str, str]) -> str:
         value = row.get(name) or ""
         css = _CELL_CSS + (";text-align:right" if name in _RIGHT else "")
         if name == "status" and value:
-            shown, tip = status_badge(value), value
+            error = row.get("error_message") or ""
+            shown, tip = status_badge(value), f"{value}: {error}" if error else value
+        elif name == "submitted_at" and value:
+            shown = (f"<span class='{_TIME_FULL}'>{escape(short_time(value, today))}</span>"
+                     f"<span class='{_TIME_BRIEF}'>"
+                     f"{escape(short_time(value, today, brief=True))}</span>")
+            tip = f"{value} UTC"
+        elif name == "task_id" and value:
+            shown, tip = escape(short_id(value)), value
         elif value:
             shown, tip = escape(value), value
         else:
@@ -124,7 +197,7 @@ class _Row:
     def __init__(self) -> None:
         self.task_id = ""
         self.button = widgets.Button(
-            description="Open", icon="folder-open",
+            description="Open",
             layout=widgets.Layout(width=_BUTTON_WIDTH, min_width=_BUTTON_WIDTH, height="26px",
                                   padding="0 4px"),
         )

@@ -22,6 +22,8 @@ from genlab.emulator._tasks import new_id
 
 DROP_FLAG = "genlab_drop_connection"
 """Set on ``request.state`` to drop the connection instead of answering (see ``Shell``)."""
+LATE_503_FLAG = "genlab_late_503"
+"""Set on ``request.state`` of a submit to answer a bare 503 after the task was billed."""
 
 
 class Problem(Exception):
@@ -113,13 +115,17 @@ async def service_faults(state: State, _: Authorized) -> None:
     await _inject(state, submit=False)
 
 
-async def submit_faults(state: State, _: Authorized) -> None:
-    """The injected faults of a submission: a 503 there has no body, like a proxy shedding load
-    before the service saw the request (so a client may safely send it again)."""
-    await _inject(state, submit=True)
+async def submit_faults(request: Request, state: State, _: Authorized) -> None:
+    """The injected faults of a submission: a 503 there has no body, as a gateway in front
+    sends it, either at once (the service never saw the request) or, for a share
+    ``error_after_billing`` of them, after the service created and billed the task (the
+    submit route answers it then). A client cannot tell the two apart."""
+    if await _inject(state, submit=True):
+        setattr(request.state, LATE_503_FLAG, True)
 
 
-async def _inject(state: EmulatorState, *, submit: bool) -> None:
+async def _inject(state: EmulatorState, *, submit: bool) -> bool:
+    """Sleep, then raise the fault rolled; True when a submit's 503 is to come after billing."""
     faults = state.faults
     if faults.latency > 0:
         await asyncio.sleep(faults.latency)
@@ -131,9 +137,12 @@ async def _inject(state: EmulatorState, *, submit: bool) -> None:
             headers={"Retry-After": f"{faults.retry_after:g}"},
         )
     if faults.roll(faults.error_rate):
-        if submit:
-            raise EmptyAnswer(503)
-        raise Problem(503, "SERVICE_UNAVAILABLE", "the service is overloaded; try again")
+        if not submit:
+            raise Problem(503, "SERVICE_UNAVAILABLE", "the service is overloaded; try again")
+        if faults.roll(faults.error_after_billing):
+            return True
+        raise EmptyAnswer(503)
+    return False
 
 
 MAX_JSON_VALUES = 100_000

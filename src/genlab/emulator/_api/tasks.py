@@ -8,7 +8,9 @@ from fastapi.responses import JSONResponse
 from genlab._wire import Kind
 from genlab.emulator._api.deps import (
     DROP_FLAG,
+    LATE_503_FLAG,
     BaseUrl,
+    EmptyAnswer,
     JsonBody,
     OwnOrigins,
     Problem,
@@ -66,6 +68,8 @@ async def _submit(
     request: Request, body: object, state: State, rid: str, kind: Kind, own: frozenset[str]
 ) -> JSONResponse:
     task = await state.accept(body, kind, rid, own)
+    if getattr(request.state, LATE_503_FLAG, False):
+        raise EmptyAnswer(503)  # created and billed; the gateway's bare 503 is all that comes
     if state.faults.roll(state.faults.drop_rate):
         setattr(request.state, DROP_FLAG, True)  # accepted and billed, then never answered
     return answer(200, state.acknowledgement(task, rid))
