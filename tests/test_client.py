@@ -560,8 +560,10 @@ async def test_the_journal_hears_every_step(client_async: AsyncClient, tmp_path:
     assert entry.state == "accepted" and entry.task_id == record.task_id
     assert entry.entry.body == body and entry.entry.credits == 640
     assert entry.entry.mode == "text-to-video" and entry.entry.kind == "video"
-    assert [r.status for r in entry.records] == ["queued", "processing", "succeeded"]
-    assert entry.paths == paths
+    # Each status the polls saw, once and in order (a busy machine may miss the short queue).
+    seen = [r.status for r in entry.records]
+    assert seen == [s for s in ("queued", "processing", "succeeded") if s in seen]
+    assert seen[-1] == "succeeded" and entry.paths == paths
 
 
 async def test_a_broken_history_never_loses_a_task(
