@@ -46,7 +46,7 @@ from genlab.client._config import (
     resolve_config,
 )
 from genlab.client._durations import DurationModel
-from genlab.client._lifecycle import WAIT_SETTLE, Generations, Outcomes, run_many
+from genlab.client._lifecycle import Generations, Outcomes, run_many
 from genlab.client._limits import Budget, BudgetQuote, Purse
 from genlab.client._media import MAX_MEDIA_BYTES, download_task, fetch_media, where_to_keep
 from genlab.client._pacing import ForecastPacing, Pacing
@@ -136,9 +136,10 @@ class AsyncClient:
         if durations is None:
             durations = getattr(self.history, "duration_samples", None)
         self.durations = DurationModel(scale=config.poll_scale, source=durations)
+        self._purse = Purse(budget, self.history, writer)  # the one budget judge
         self._life = Generations(
             config, self._http, self.history, writer,
-            purse=Purse(budget, self.history, writer),
+            purse=self._purse,
             reuse=Reuse(self.history, writer, self._http),
             durations=self.durations,
             pacing=pacing or ForecastPacing(self.durations.predict, scale=config.poll_scale),
@@ -150,7 +151,7 @@ class AsyncClient:
 
     @property
     def base_url(self) -> str:
-        return self._life.config.base_url
+        return self.config.base_url
 
     @property
     def config(self) -> ClientConfig:
@@ -171,7 +172,7 @@ class AsyncClient:
 
         History writes still pending finish on the journal's own thread.
         """
-        self._life.writer.close()
+        self._life.close()
         await self._http.aclose()
 
     # --- generations -------------------------------------------------------------------
@@ -228,8 +229,7 @@ class AsyncClient:
             record = await client.get("task-123", kind="image")
         """
         task_id, known = self._resolve(task_or_id, kind)
-        record = (await self._life.read(task_id, known))[0]
-        return self._life.describe(record, self._life.table.get(task_id))
+        return await self._life.get(task_id, known)
 
     async def wait(
         self,
@@ -278,7 +278,7 @@ class AsyncClient:
                 task_id, kind, timeout=timeout, on_update=on_update,
                 raise_on_failure=raise_on_failure,
             )
-        line = LiveLine(task_id, model, expected=self._life.expected(task_id, model, kind))
+        line = LiveLine(task_id, model, expected=self.expected(task_id, model, kind))
 
         async def seen(record: TaskRecord) -> None:  # on this loop: the cell's own thread
             line.seen(record)
@@ -402,7 +402,7 @@ class AsyncClient:
             past = await client.find_reusable(model="image-b", prompt="a kite", seed=7)
         """
         entry, request = prepare(request_or_body, fields)
-        return await self._life.reuse.find(entry, request)
+        return await self._life.find_reusable(entry, request)
 
     # --- results -----------------------------------------------------------------------
 
@@ -462,9 +462,7 @@ class AsyncClient:
         record, paths = await download_task(
             self._http, record, directory, body, refetch, storage_options
         )
-        writer = self._life.writer
-        writer.record("results_saved", self.history.results_saved, record.task_id, paths)
-        await writer.settle(WAIT_SETTLE)
+        await self._life.downloaded(record.task_id, paths)
         return paths
 
     async def fetch_media(self, url: str, *, max_bytes: int = MAX_MEDIA_BYTES) -> bytes:
@@ -511,7 +509,7 @@ class AsyncClient:
         url = await upload(self._http, source, filename)
         # A request naming this URL is identified by these bytes, so re-uploading the same file
         # (a new URL each time) still finds the result already paid for.
-        self._life.reuse.media_digests[url] = await asyncio.to_thread(digest_of, source)
+        self._life.uploaded(url, await asyncio.to_thread(digest_of, source))
         return url
 
     async def reference_url(
@@ -538,18 +536,18 @@ class AsyncClient:
     @property
     def budget(self) -> Budget | None:
         """The client's :class:`~genlab.client.Budget`, if it has one."""
-        return self._life.purse.budget
+        return self._purse.budget
 
     @property
     def budget_remaining(self) -> int | None:
         """Credits left in the session cap (None without one)."""
-        return self._life.purse.remaining
+        return self._purse.remaining
 
     @property
     def budget_remaining_today(self) -> int | None:
         """Credits left in the day cap on this UTC day, across every process sharing the
         history (None without a day cap); a figure kept up to date in the background."""
-        return self._life.purse.remaining_today
+        return self._purse.remaining_today
 
     def budget_quote(
         self, request_or_body: RequestLike | None = None, /, **fields: Any
@@ -566,7 +564,7 @@ class AsyncClient:
             quote.credits, quote.assumed, quote.refusal   # (300, True, None) at 60 a second
         """
         entry, request = prepare(request_or_body, fields)
-        return self._life.purse.quote(entry, request)
+        return self._purse.quote(entry, request)
 
     def check_budget(self, requests: Iterable[RequestBase]) -> int:
         """Check a whole batch against the budget before sending any of it (``compare`` does);
@@ -576,18 +574,23 @@ class AsyncClient:
             CreditLimitError: a run crosses the task cap, the batch what remains of the
                 session or the day, or an unpriced model is refused.
         """
-        return self._life.purse.check_all(requests)
+        return self._purse.check_all(requests)
 
     # --- helpers -----------------------------------------------------------------------
+
+    def expected(self, task_id: str, model: str = "", kind: Kind | None = None) -> float | None:
+        """Seconds from submission the task will likely take, as a wait's live line says it
+        (learned from this service's tasks, or only a first guess)."""
+        return self._life.expected(task_id, model, kind)
 
     def _resolve(self, ref: TaskRef, kind: Kind | None) -> tuple[str, Kind | None]:
         if kind is not None and kind not in KINDS:
             raise ValueError(f"kind must be 'video' or 'image', got {kind!r}")
         if isinstance(ref, Task | TaskRecord):
             task_id = check_task_id(ref.task_id)
-            return task_id, kind or ref.kind or self._life.table.kind_of(task_id)
+            return task_id, kind or ref.kind or self._life.kind_of(task_id)
         if isinstance(ref, str):
-            return check_task_id(ref), kind or self._life.table.kind_of(ref)
+            return check_task_id(ref), kind or self._life.kind_of(ref)
         raise TypeError(f"expected a Task, a TaskRecord or a task id, got {ref!r}")
 
 

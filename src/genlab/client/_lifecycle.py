@@ -91,6 +91,7 @@ from genlab.client._tracking import (
 from genlab.client._transport import Http
 from genlab.client.journal import (
     JournalWriter,
+    PastResult,
     Reused,
     SubmitEntry,
     TaskJournal,
@@ -434,6 +435,35 @@ class Generations:
             self.slots.release()
 
     # --- what the client knows of a task --------------------------------------------------
+
+    async def get(self, task_id: str, kind: Kind | None) -> Result:
+        """The task's current record, as the result handed to the caller."""
+        record = (await self.read(task_id, kind))[0]
+        return self.describe(record, self.table.get(task_id))
+
+    def kind_of(self, task_id: str) -> Kind | None:
+        """The endpoint a task seen by this client lives at (None: never seen)."""
+        return self.table.kind_of(task_id)
+
+    async def find_reusable(
+        self, entry: SubmitEntry, request: RequestBase | None
+    ) -> PastResult | None:
+        """The earlier result a submit of this request would be answered with, if any."""
+        return await self.reuse.find(entry, request)
+
+    def uploaded(self, url: str, digest: str) -> None:
+        """An uploaded file's URL and the digest of its bytes: requests naming the URL are
+        addressed by their content, so reuse finds them again."""
+        self.reuse.media_digests[url] = digest
+
+    async def downloaded(self, task_id: str, paths: list[Location]) -> None:
+        """Files of a task saved on request (``download``): journaled like kept ones."""
+        self.writer.record("results_saved", record_results, self.journal, task_id, paths)
+        await self.writer.settle(WAIT_SETTLE)
+
+    def close(self) -> None:
+        """No new history writes; those pending finish on the journal's own thread."""
+        self.writer.close()
 
     def expected(self, task_id: str, model: str = "", kind: Kind | None = None) -> Estimate | None:
         """Seconds from submission the task will likely take (the forecast's median), and

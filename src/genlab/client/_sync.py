@@ -393,7 +393,7 @@ class Client:
         try:
             if progress and in_notebook():
                 line = LiveLine(task_id, model,
-                                expected=self._async._life.expected(task_id, model, kind))
+                                expected=self._async.expected(task_id, model, kind))
             record: Result = self._runner.run(
                 lambda: self._async.wait(task, timeout=timeout, on_update=seen,
                                          raise_on_failure=raise_on_failure, progress=False),
