@@ -118,6 +118,9 @@ class _Measures:
     sharpness: tuple[float, ...]
 
 
+_NOTHING = _Measures(video=False, rgb_differences=(), grey_differences=(), black=(),
+                     sharpness=())
+
 _cache: OrderedDict[tuple[Any, ...], _Measures] = OrderedDict()
 _cache_lock = threading.Lock()
 
@@ -324,6 +327,8 @@ def _measure(place: str) -> _Measures:
             head = file.read(SNIFF_BYTES)
         opened = place
     kind = sniff(head)
+    if kind is not None and kind.mime.startswith("audio/"):
+        return _NOTHING  # a soundtrack kept beside the picture: nothing to see
     if kind is not None and kind.mime.startswith("image/"):
         return _measure_image(opened)
     return _measure_video(opened, media_name(place))
