@@ -235,6 +235,20 @@ def test_videos_play_muted_looping_and_in_step(tmp_path: Path) -> None:
         assert stage.count(attribute) == 2, attribute
 
 
+def test_a_rater_whose_kernel_is_gone_says_so_as_the_studio_does(tmp_path: Path) -> None:
+    from genlab.widgets._offline import OFFLINE_HTML
+
+    rater = rate(runs(tmp_path, ["a", "b"], ["fox"]), history=History(tmp_path / "h.sqlite"))
+    top = rater.children[0].value
+    notice = "Saved view: the kernel that ran this rater has stopped, so its controls do nothing"
+    assert notice in top and "every vote so far is in the history" in top
+    # Shown only once the front end marks the rater disconnected; its keyboard bar then hides.
+    assert ".genlab-rater .genlab-offline { display: none; }" in top
+    assert ".genlab-rater.jupyter-widgets-disconnected .genlab-offline { display: block; }" in top
+    assert "genlab-live-only" in rater.keyboard.value
+    assert "Saved view: the kernel that ran this Studio has stopped" in OFFLINE_HTML  # one markup
+
+
 # --- from a comparison, offline ---------------------------------------------------------
 
 

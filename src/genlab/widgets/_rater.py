@@ -7,6 +7,11 @@ votes in the history; the view computes nothing). Answers come from the buttons 
 leaderboard updates after each vote. Videos play muted, looping and in step (play, pause and
 seek one and the other follows).
 
+The pair sits side by side, each side at most half the width and its media scaled to fit, so
+both and the answers are in view at once on a 1024 px screen with a side panel open. When its
+kernel is gone (restarted, or a saved notebook reopened) a line at the top says so and the
+keyboard bar is hidden, as in the Studio.
+
 Keys: a click on the keyboard bar gives it the focus (it says so); a key pressed there
 clicks the matching button. The handler is an inline attribute, not a script, so it works in
 a widget's HTML; it stops the key from reaching JupyterLab, whose command mode would
@@ -33,13 +38,18 @@ from genlab.display import ACTIVE, BORDER, ERROR, MUTED, SHADE, TEXT, escape, te
 from genlab.history import Answer, Filters, History
 from genlab.rating import Pair, RatingSession
 from genlab.report import Embed, Fetch, Leaderboard, leaderboard_html
+from genlab.widgets._offline import offline_html
 
+# The two sides always sit side by side, each at most half the width, their media scaled to fit
+# (never taller than 45% of the window), so both and the answers below are in view together
+# at 1024 px with JupyterLab's side panel open.
 _CSS = f"""
-.genlab-rater .genlab-pair {{ display: flex; gap: 12px; align-items: flex-start;
-  flex-wrap: wrap; }}
-.genlab-rater .genlab-side {{ flex: 1 1 320px; max-width: 640px; margin: 0; }}
+.genlab-rater .genlab-pair {{ display: flex; flex-flow: row nowrap; gap: 12px;
+  align-items: flex-start; }}
+.genlab-rater .genlab-side {{ flex: 1 1 0; min-width: 0; max-width: 50%; margin: 0; }}
 .genlab-rater .genlab-side video, .genlab-rater .genlab-side img {{ display: block;
-  width: 100%; height: auto; background: #000; border: 1px solid {BORDER}; }}
+  box-sizing: border-box; width: 100%; height: auto; max-height: 45vh; object-fit: contain;
+  background: #000; border: 1px solid {BORDER}; }}
 .genlab-rater .genlab-side img {{ background: none; }}
 .genlab-rater .genlab-side figcaption {{ color: {TEXT}; font-weight: 600;
   margin-bottom: 4px; }}
@@ -59,7 +69,8 @@ _HANDLER = (
     "if(b&&!b.disabled)b.click();"
 )
 _KEYBAR = (
-    f"<div class='genlab-keys' tabindex='0' role='button' data-lm-suppress-shortcuts='true' "
+    f"<div class='genlab-keys genlab-live-only' tabindex='0' role='button' "
+    f"data-lm-suppress-shortcuts='true' "
     f"aria-label='keyboard: 1 left, 2 right, = tie, 0 both bad, s skip, u undo' "
     f"onkeydown=\"{_HANDLER}\" "
     f"style='border:1px dashed {BORDER};border-radius:4px;padding:6px 10px;cursor:pointer;"
@@ -68,6 +79,11 @@ _KEYBAR = (
     "onblur=\"this.firstChild.textContent='Click here to answer with keys: '\">"
     "<span>Click here to answer with keys: </span><kbd>1</kbd> left · <kbd>2</kbd> right · "
     "<kbd>=</kbd> tie · <kbd>0</kbd> both bad · <kbd>s</kbd> skip · <kbd>u</kbd> undo</div>"
+)
+# After a kernel restart, or reopened from a saved notebook: said, as the Studio says it.
+_OFFLINE = offline_html(
+    "genlab-rater", "rater",
+    "Run the cell to rate again; every vote so far is in the history.",
 )
 # The videos of one pair play, pause and seek together (as the gallery's rows do).
 _PAIR = "this.closest('.genlab-pair').querySelectorAll('video')"
@@ -154,7 +170,7 @@ class Rater(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
         moves = widgets.HBox([self.buttons["skip"], self.buttons["undo"]],
                              layout=widgets.Layout(flex_flow="row wrap", margin="0 0 0 1em"))
         self.children = [
-            widgets.HTML(f"<style>{_CSS}</style>"), self.header, self.stage,
+            widgets.HTML(f"<style>{_CSS}</style>{_OFFLINE}"), self.header, self.stage,
             widgets.HBox([answers, moves], layout=widgets.Layout(flex_flow="row wrap")),
             self.keyboard, self.status, self.board,
         ]

@@ -1,0 +1,61 @@
+"""How long each built-in scorer takes on a kept 5 s 720p video, cold (its file not yet
+decoded in this process), and all of them together (one decode serves every scorer).
+
+The clip is camera-like (see :mod:`benchmarks.bench_embed`): textured, panning, with grain,
+H.264 at a camera-like bitrate, so decoding costs what a generated video's does.
+
+Goal: each built-in scorer under 0.5 s on a 5 s 720p video (median of 5, cold).
+
+Run it::
+
+    .venv/bin/python -m benchmarks.bench_scores
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks._util import print_table, row
+
+RUNS = 5
+GOAL = 0.5
+
+
+def _cold(result: Any, names: list[str]) -> float:
+    from genlab.media import scores
+
+    times = []
+    for _ in range(RUNS):
+        scores._clear_cache()  # cold: the file is decoded again
+        began = time.perf_counter()
+        scores.score(result, names)
+        times.append(time.perf_counter() - began)
+    return statistics.median(times)
+
+
+def run() -> list[dict[str, Any]]:
+    from benchmarks.bench_embed import camera_clip
+    from genlab.media import MediaInfo, Result
+    from genlab.media.scores import SCORERS
+
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="genlab-bench-scores-") as folder:
+        clip = camera_clip(Path(folder) / "t1.mp4", 1280, 720, 5.0)
+        result = Result(
+            task_id="t1", status="succeeded", model="video-a", kept=(str(clip),),
+            request={"model": "video-a", "prompt": "a harbour at dusk", "duration": 5},
+            media=(MediaInfo(kind="video", width=1280, height=720, duration=5.0),),
+        )
+        for name in SCORERS:
+            rows.append(row(f"{name}, 5 s 720p, cold", _cold(result, [name]), "s", GOAL))
+        rows.append(row("all six together, 5 s 720p, cold", _cold(result, list(SCORERS)),
+                        "s", None))
+    return rows
+
+
+if __name__ == "__main__":
+    print_table("Scorers on a kept 5 s 720p video (median of 5, cold)", run())
