@@ -367,7 +367,12 @@ def test_a_scorer_is_a_known_name_or_a_function_and_its_trouble_reads_as_missing
     def text(result: Result) -> Any:
         return "high"
 
+    def another() -> Any:
+        def broken(result: Result) -> float:
+            return 1.0
+        return broken
+
     with pytest.raises(ValueError, match="two scorers are named 'broken'"):
-        resolve_scorers([broken, broken])
+        resolve_scorers([broken, another()])
     result = Result(task_id="t1", status="succeeded")
     assert run_scorers(result, resolve_scorers([broken, text])) == {"broken": None, "text": None}

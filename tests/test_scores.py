@@ -182,7 +182,7 @@ def test_a_file_that_is_not_media_scores_none(tmp_path: Path,
 
 
 def test_a_misspelt_scorer_or_two_with_one_name_is_a_clear_error() -> None:
-    with pytest.raises(ValueError, match="'moton' is not a built-in scorer; use one of"):
+    with pytest.raises(ValueError, match="unknown scorer 'moton': the built-in ones are"):
         score(_result(), ["moton"])
     with pytest.raises(ValueError, match="two scorers are named '<lambda>'"):
         score(_result(), [lambda r: 1, lambda r: 2])

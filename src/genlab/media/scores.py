@@ -74,6 +74,7 @@ __all__ = [
     "flicker",
     "frozen",
     "motion",
+    "resolve",
     "score",
     "sharpness",
 ]
@@ -190,7 +191,9 @@ SCORERS: Mapping[str, Scorer] = MappingProxyType({
 """The built-in scorers by name (what ``scorers=["motion", ...]`` accepts)."""
 
 
-def score(result: Result, scorers: Sequence[str | Scorer]) -> dict[str, float | None]:
+def score(
+    result: Result, scorers: Sequence[str | Scorer] | Mapping[str, Scorer]
+) -> dict[str, float | None]:
     """Score ``result`` with each of ``scorers``: a built-in's name (see :data:`SCORERS`) or
     any function of a result (named by its ``__name__``). Returns name -> float or None.
 
@@ -201,11 +204,18 @@ def score(result: Result, scorers: Sequence[str | Scorer]) -> dict[str, float | 
         ValueError: a name that is not a built-in scorer, or two scorers with one name.
         TypeError: a scorer that is neither a name nor a function.
     """
-    named = _named(scorers)
+    named = dict(scorers) if isinstance(scorers, Mapping) else resolve(scorers)
     return {name: _one(name, function, result) for name, function in named.items()}
 
 
-def _named(scorers: Sequence[str | Scorer]) -> dict[str, Scorer]:
+def resolve(scorers: Sequence[str | Scorer]) -> dict[str, Scorer]:
+    """Name -> function for ``scorers`` (built-in names, or functions named by their
+    ``__name__``), checked before anything is scored; see :func:`score` for what it raises.
+
+    Example:
+        >>> sorted(resolve(["motion", "black"]))
+        ['black', 'motion']
+    """
     if isinstance(scorers, str):
         scorers = [scorers]
     named: dict[str, Scorer] = {}
@@ -213,8 +223,9 @@ def _named(scorers: Sequence[str | Scorer]) -> dict[str, Scorer]:
         if isinstance(item, str):
             if item not in SCORERS:
                 raise ValueError(
-                    f"{item!r} is not a built-in scorer; use one of {', '.join(SCORERS)}, or "
-                    "pass your own function of a result (scorers=[my_score])")
+                    f"unknown scorer {item!r}: the built-in ones are {', '.join(SCORERS)}, "
+                    "and any function of a result returning a number plugs in "
+                    "(scorers=[my_score])")
             name, function = item, SCORERS[item]
         elif callable(item):
             name, function = str(getattr(item, "__name__", type(item).__name__)), item
