@@ -146,7 +146,7 @@ def test_notebooks_copies_the_tutorials(tmp_path: Path,
     assert cli.main(["notebooks", str(target)]) == 0
     copied = sorted(str(p.relative_to(target)) for p in target.rglob("*") if p.is_file())
     tutorials = [name for name in copied if "/" not in name and name.endswith(".ipynb")]
-    assert len(tutorials) == 6
+    assert tutorials == sorted(p.name for p in (ROOT / "notebooks").glob("[0-9]*.ipynb"))
     assert "reports/comparison-report.ipynb" in copied
     assert "app/studio.ipynb" in copied
     assert "conftest.py" not in copied  # the checkout's test hook stays behind

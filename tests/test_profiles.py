@@ -160,4 +160,4 @@ def test_genlab_serve_refuses_an_unknown_profile() -> None:
         [sys.executable, "-m", "genlab", "serve", "--profile", "nope", "--port", "0"],
         capture_output=True, text=True, timeout=60,
     )
-    assert run.returncode == 2 and "invalid choice: 'nope'" in run.stderr
+    assert run.returncode == 2 and "no profile 'nope'; choose one of" in run.stderr

@@ -1,6 +1,7 @@
 """A result shows itself in a notebook cell: in a real Jupyter kernel, ``client.generate(...)``
-shows one live line while it waits, which turns into the result's card (its image embedded,
-the prompt, the settings), and Ctrl-C while waiting says in one line how to resume."""
+shows one live line while it waits, which ends as one line, and the result is then its card
+(its image embedded, the prompt, the settings); Ctrl-C while waiting says in one line how to
+resume."""
 
 from __future__ import annotations
 
@@ -60,20 +61,24 @@ def html_of(messages: list[dict[str, Any]], kind: str) -> list[str]:
             if m["msg_type"] == kind]
 
 
-def test_a_generate_shows_a_live_line_that_becomes_the_card(kernel: Any) -> None:
+def test_a_generate_shows_a_live_line_then_one_card(kernel: Any) -> None:
     messages = run(kernel, 'client.generate(model="image-b", prompt="a <b>kite</b> at dusk")')
     errors = [m["content"] for m in messages if m["msg_type"] == "error"]
     assert errors == []
     lines = html_of(messages, "display_data")
-    assert len(lines) == 1 and "⏳" in lines[0] and "image-b · task task_" in lines[0]
-    final = html_of(messages, "update_display_data")[-1]
-    assert "genlab-record" in final and '<img src="data:image/png;base64,' in final
-    assert "a &lt;b&gt;kite&lt;/b&gt; at dusk" in final  # the prompt, escaped
-    png = final.split('<img src="data:image/png;base64,', 1)[1].split('"', 1)[0]
-    assert base64.b64decode(png).startswith(b"\x89PNG")
+    assert len(lines) == 1 and "image-b · task task_" in lines[0]
+    # The line ends as one line, in plain text (no glyph a font may lack), never as a card.
+    ended = html_of(messages, "update_display_data")[-1]
+    assert "succeeded in" in ended and "genlab-record" not in ended and "⏳" not in ended
+    # The result is the cell's value: its one card, the image embedded, the prompt escaped.
     (result,) = [m["content"]["data"] for m in messages if m["msg_type"] == "execute_result"]
-    assert "text/html" not in result  # the card is not shown twice
-    assert result["text/plain"].startswith("TaskRecord(task_id=")
+    card = result["text/html"]
+    assert card.count("genlab-record") == 1 and '<img src="data:image/png;base64,' in card
+    assert "a &lt;b&gt;kite&lt;/b&gt; at dusk" in card
+    png = card.split('<img src="data:image/png;base64,', 1)[1].split('"', 1)[0]
+    assert base64.b64decode(png).startswith(b"\x89PNG")
+    assert not [m for m in messages if m["msg_type"] == "stream" and
+                m["content"]["name"] == "stderr"]
 
 
 def test_a_record_shown_again_is_its_card_with_the_kept_media(kernel: Any) -> None:
@@ -113,6 +118,9 @@ def test_ctrl_c_while_waiting_says_how_to_resume_in_one_line(
             break
     (error,) = [m["content"] for m in seen if m["msg_type"] == "error"]
     assert error["ename"] == "Interrupted"
+    # One line: the exception's report, and no logged warning saying it again.
+    assert not [m for m in seen if m["msg_type"] == "stream" and "interrupted" in
+                m["content"].get("text", "")]
     assert len(error["traceback"]) == 1
     assert "resume with client.wait('task_" in error["traceback"][0]
 

@@ -326,7 +326,7 @@ def media_facts(result: Result) -> str:
     """The measured facts of a result's first media file, as one line.
 
     Example:
-        >>> from genlab.media import MediaInfo
+        >>> from genlab.media import MediaInfo, Result
         >>> media_facts(Result(task_id="t", status="succeeded", media=(MediaInfo(
         ...     kind="video", width=1280, height=720, duration=5.0, fps=24.0,
         ...     video_codec="h264", has_audio=False),)))
