@@ -28,6 +28,9 @@ Run it::
     .venv/bin/python benchmarks/bench_polling.py --tasks 60   # a quick look
     .venv/bin/python benchmarks/bench_polling.py --first-only # the first result alone
 
+To tune a schedule, ``benchmarks/polling_sim.py`` replays the watching and grid scenarios on a
+simulated clock in seconds, free of the machine's load; confirm here after.
+
 Goals: empty history p95 lag <= 1.0 s with no more requests than the 1 s poller; grid: at most
 12 requests per task, p95 lag <= 1.0 s; learned: at most 14 requests per task, p95 lag <= 0.45 s;
 the first result returned within 0.5 s of the service's completion. Beside each goal of the

@@ -255,8 +255,9 @@ class PollSchedule:
             probes; a forecast's ``pace`` (the service's declared time scale) replaces it.
         lag_cost: seconds of lag one request is worth outside the band; smaller polls more
             densely.
-        prior_lag_cost: the same while the forecast is a bare prior (its probes find a
-            service faster than the prior; these polls are for one at the prior's pace).
+        prior_lag_cost: the same while the forecast rests on no finished task of its model
+            (a prior, bare or set to the service's pace): its probes find a service faster
+            than the prior, and these polls are for one at the prior's pace.
         min_gap: the delay between polls across a learned forecast's likely band (the
             longest wait a finish there sees), and the shortest delay anywhere.
         prior_gap: the same for a forecast resting only on a prior.
@@ -274,9 +275,9 @@ class PollSchedule:
 
     forecast: Forecast
     scale: float = 1.0
-    lag_cost: float = 0.02
+    lag_cost: float = 0.05
     prior_lag_cost: float = 0.025
-    min_gap: float = 0.3
+    min_gap: float = 0.35
     prior_gap: float = 0.6
     edge: float = 0.03
     prior_edge: float = 0.0
@@ -337,7 +338,7 @@ class PollSchedule:
             return max(MIN_DELAY, min(gap * wobble, self._probe(current, elapsed, scale)))
         # Overdue, a second of lag matters less: the cost of lag shrinks as the wait grows.
         stretch = max(1.0, (elapsed - current.offset) / (current.likely_end() - current.offset))
-        cost = (self.lag_cost if current.learned else self.prior_lag_cost) * scale * stretch
+        cost = (self.lag_cost if learned else self.prior_lag_cost) * scale * stretch
         delay = self._hazard_step(current.widened(elapsed), elapsed, cost, gap, scale)
         if elapsed < start:  # the band's first poll comes one gap after it opens
             delay = min(delay, start + gap - elapsed)
