@@ -44,7 +44,9 @@ from genlab.catalog._output import OutputPlan, output_size, plan_output
 from genlab.catalog._parts import FieldBounds, ImageReference, Mode, Reference, Shot, field_bounds
 from genlab.catalog._registry import (
     CATALOG,
+    Checked,
     GenerationRequest,
+    checked,
     declared_fields,
     estimate_credits,
     validate,
@@ -55,6 +57,7 @@ from genlab.catalog._video_base import VideoRequest
 
 __all__ = [
     "CATALOG",
+    "Checked",
     "DEFAULT_DURATION",
     "DEFAULT_FPS",
     "FieldBounds",
@@ -88,6 +91,7 @@ __all__ = [
     "declared_fields",
     "delivery_mismatches",
     "detect_mode",
+    "checked",
     "estimate_credits",
     "field_bounds",
     "field_label",

@@ -8,7 +8,7 @@ the emulator, credits and the tests pick it up from :data:`CATALOG`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, TypeAlias
+from typing import Annotated, Any, NamedTuple, TypeAlias
 
 from pydantic import Field, TypeAdapter, ValidationError
 
@@ -69,6 +69,36 @@ def validate(body: Mapping[str, Any] | RequestBase) -> RequestBase:
         ) from None
 
 
+class Checked(NamedTuple):
+    """A body checked and priced without raising: what a plan of many requests lists.
+
+    Attributes:
+        request: the validated request, or None when the body breaks a rule.
+        problem: every broken rule, one per line (None when valid).
+        credits: what the request will cost (None: invalid, or no published price).
+    """
+
+    request: RequestBase | None
+    problem: str | None
+    credits: int | None
+
+
+def checked(body: Mapping[str, Any] | RequestBase) -> Checked:
+    """:func:`validate` and :func:`estimate_credits` in one, the problem told, not raised.
+
+    Example:
+        >>> checked({"model": "video-a", "prompt": "x", "resolution": "1080P"}).credits
+        1400
+        >>> print(checked({"model": "video-a", "prompt": "x", "duration": 99}).problem)
+        video-a: duration must be from 2 to 30 (got 99)
+    """
+    try:
+        request = validate(body)
+    except InvalidParameterError as exc:
+        return Checked(None, "\n".join(e.message for e in exc.errors) or exc.message, None)
+    return Checked(request, None, credits_for(request, None))
+
+
 def declared_fields(model: str) -> frozenset[str] | None:
     """The body fields the catalog declares for ``model``; None for a model it does not know.
 
@@ -107,4 +137,7 @@ def estimate_credits(
     return credits_for(validate(body), input_video_seconds)
 
 
-__all__ = ["CATALOG", "GenerationRequest", "declared_fields", "estimate_credits", "validate"]
+__all__ = [
+    "CATALOG", "Checked", "GenerationRequest", "checked", "declared_fields", "estimate_credits",
+    "validate",
+]

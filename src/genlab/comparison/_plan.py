@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from types import UnionType
 from typing import Any, Union, get_args, get_origin
 
-from genlab._errors import InvalidParameterError
-from genlab.catalog import CATALOG, RequestBase, estimate_credits, validate
+from genlab.catalog import CATALOG, RequestBase, checked
 
 
 @dataclass(slots=True)
@@ -160,18 +159,10 @@ def plan(
                 continue
             seen.add(identity)
             body = {"model": model, "prompt": prompt, **applied}
-            request, invalid, credits = _check(body)
+            request, invalid, credits = checked(body)
             values = {k: applied.get(k) for k in given}
             runs += [
                 Run(prompt, model, values, repeat, body, request, invalid, credits)
                 for repeat in range(1, repeats + 1)
             ]
     return Plan(runs, tuple(given), swept)
-
-
-def _check(body: dict[str, Any]) -> tuple[RequestBase | None, str | None, int | None]:
-    try:
-        request = validate(body)
-    except InvalidParameterError as exc:
-        return None, "\n".join(e.message for e in exc.errors) or exc.message, None
-    return request, None, estimate_credits(request)

@@ -31,8 +31,7 @@ from typing import Any, get_args
 
 from pydantic import BaseModel
 
-from genlab._errors import InvalidParameterError
-from genlab.catalog import CATALOG, RequestBase, content_address, estimate_credits, validate
+from genlab.catalog import CATALOG, RequestBase, checked, content_address
 from genlab.experiments._prompt import Prompt, fill
 
 
@@ -130,14 +129,6 @@ def _body(model: str, text: str, params: Mapping[str, Any], seed: int | None) ->
     return body
 
 
-def _check(body: dict[str, Any]) -> tuple[RequestBase | None, str | None, int | None]:
-    try:
-        request = validate(body)
-    except InvalidParameterError as exc:
-        return None, "\n".join(e.message for e in exc.errors) or exc.message, None
-    return request, None, estimate_credits(request)
-
-
 def check_matrix(
     prompts: Sequence[Prompt], models: Sequence[str], sets: Sequence[Mapping[str, Any]],
     params: Mapping[str, Any],
@@ -198,7 +189,7 @@ def plan_cells(
     sets = variable_sets(variables)
     given = dict(params or {})
     check_matrix(prompts, model_list, sets, given)
-    checked: dict[str, tuple[RequestBase | None, str | None, int | None, str | None]] = {}
+    seen: dict[str, tuple[RequestBase | None, str | None, int | None, str | None]] = {}
     cells = []
     for version, values in itertools.product(prompts, sets):
         own = {k: v for k, v in values.items() if k in version.variables}
@@ -206,11 +197,11 @@ def plan_cells(
         for model, seed in itertools.product(model_list, seed_list):
             body = _body(model, text, given, seed)
             memo = json.dumps(body, sort_keys=True, default=str)
-            if memo not in checked:  # a model without seeds: the same body for every seed
-                request, invalid, credits = _check(body)
+            if memo not in seen:  # a model without seeds: the same body for every seed
+                request, invalid, credits = checked(body)
                 address = content_address(request) if request is not None else None
-                checked[memo] = (request, invalid, credits, address)
-            request, invalid, credits, address = checked[memo]
+                seen[memo] = (request, invalid, credits, address)
+            request, invalid, credits, address = seen[memo]
             cells.append(Cell(cell_key(version, values, model, seed), version, dict(values),
                               model, seed, text, body, request, invalid, credits, address))
     return cells
