@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 import genlab
+from _clocks import PausableClock
 from genlab import emulator
 from genlab.experiments import Prompt, prompt
 from genlab.history import History
@@ -250,24 +251,6 @@ CHILD = textwrap.dedent(
     print("done", len(exp.task_ids(status="succeeded")), flush=True)
     """
 )
-
-
-class PausableClock:
-    """Epoch seconds that stand still while paused (the emulator's task time)."""
-
-    def __init__(self) -> None:
-        self.paused_at: float | None = time.time()
-        self.offset = 0.0
-
-    def __call__(self) -> float:
-        if self.paused_at is not None:
-            return self.paused_at
-        return time.time() - self.offset
-
-    def resume(self) -> None:
-        if self.paused_at is not None:
-            self.offset = time.time() - self.paused_at
-            self.paused_at = None
 
 
 def _cells_sent(path: Path) -> int:

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import genlab
+from _clocks import PausableClock
 from genlab import emulator
 from genlab.history import History
 
@@ -47,24 +48,6 @@ CHILD = textwrap.dedent(
     print("finished", flush=True)
     """
 )
-
-
-class PausableClock:
-    """Epoch seconds that stand still while paused (the emulator's task time)."""
-
-    def __init__(self) -> None:
-        self.paused_at: float | None = time.time()
-        self.offset = 0.0
-
-    def __call__(self) -> float:
-        if self.paused_at is not None:
-            return self.paused_at
-        return time.time() - self.offset
-
-    def resume(self) -> None:
-        if self.paused_at is not None:
-            self.offset = time.time() - self.paused_at
-            self.paused_at = None
 
 
 def polled_tasks(path: Path) -> int:
