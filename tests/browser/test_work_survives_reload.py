@@ -11,7 +11,6 @@ nowhere "Error displaying widget: model not found". Screenshots in light and dar
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,9 +26,11 @@ from ._lab import (
     Frontend,
     chromium,
     jupyterlab,
+    kernels_idle,
     notebook_text,
     notebook_url,
     set_theme,
+    wait_until,
 )
 
 pytestmark = pytest.mark.browser
@@ -63,23 +64,10 @@ def server(request: pytest.FixtureRequest) -> Iterator[tuple[str, Frontend]]:
         yield base, frontend
 
 
-def _kernels_idle(base: str) -> bool:
-    kernels = httpx.get(f"{base}/api/kernels", timeout=10).json()
-    return bool(kernels) and all(k["execution_state"] == "idle" for k in kernels)
-
-
-def _wait(condition: Any, what: str, timeout: float = 240) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up waiting for {what}")
-        time.sleep(0.5)
-
-
 def _run_all(page: Any, base: str) -> None:
     """Run every cell once the kernel is idle (a run sent before it is ready is dropped)."""
     for attempt in range(3):
-        _wait(lambda: _kernels_idle(base), "an idle kernel", 120)
+        wait_until(lambda: kernels_idle(base), "an idle kernel", 120)
         # The page may still be connecting to it ("Kernel Initializing" in Notebook 7).
         page.get_by_text("Kernel Initializing").wait_for(state="hidden")
         try:
@@ -96,7 +84,7 @@ def _run_all(page: Any, base: str) -> None:
 def _shut_down_kernels(base: str) -> None:
     for session in httpx.get(f"{base}/api/sessions", timeout=10).json():
         httpx.delete(f"{base}/api/sessions/{session['id']}", timeout=30)
-    _wait(lambda: httpx.get(f"{base}/api/kernels", timeout=10).json() == [],
+    wait_until(lambda: httpx.get(f"{base}/api/kernels", timeout=10).json() == [],
           "the kernels to shut down", 60)
 
 
@@ -160,7 +148,7 @@ def test_the_studio_its_video_and_the_progress_survive_a_reload(
                 ".some(v => v.readyState >= 2)", timeout=240_000)
             page.locator(".genlab-progress-done").first.wait_for(timeout=240_000)
             page.locator(".genlab-gallery img").first.wait_for(timeout=240_000)
-            _wait(lambda: _kernels_idle(base), "the notebook to finish")
+            wait_until(lambda: kernels_idle(base), "the notebook to finish")
             before = page.evaluate(_SHOWN)
             assert before["bars"] == 0, before  # no live bar is left in the outputs
             assert before["offlineNote"] == [], before  # connected: no word about it
@@ -168,7 +156,8 @@ def test_the_studio_its_video_and_the_progress_survive_a_reload(
 
             # Saved: the file carries the widgets' state (the setting make lab installs).
             page.keyboard.press("Control+s")
-            _wait(lambda: _saved_widget_state(saved), "the notebook saved with widget state", 60)
+            wait_until(lambda: _saved_widget_state(saved),
+                       "the notebook saved with widget state", 60)
             _shut_down_kernels(base)
 
             for theme in THEMES:
