@@ -375,7 +375,7 @@ def _measure_video(opened: Any, name: str) -> _Measures:
         sharp_w, sharp_h = _size(width, height, SHARPNESS_WIDTH)
         total = _frame_count(stream)
         wanted = _wanted_frames(total)
-        sharp_at = _spread(total, SHARPNESS_FRAMES)
+        sharp_at = _sharpness_frames(total, wanted)
         needed = None if wanted is None else wanted | sharp_at
         rate = stream.average_rate or stream.guessed_rate
         base, start = stream.time_base, stream.start_time or 0
@@ -437,6 +437,15 @@ def _wanted_frames(total: int) -> frozenset[int] | None:
         return frozenset(range(total + 1))  # the header may undercount by one
     starts = _spread(total - 1, MAX_FRAMES // 2)
     return frozenset(i for s in starts for i in (s, s + 1))
+
+
+def _sharpness_frames(total: int, wanted: frozenset[int] | None) -> frozenset[int]:
+    """SHARPNESS_FRAMES frames spread over the clip, taken among the measured ones when the
+    clip is sampled: a frame nothing refers to costs a decode of its own, so none is added."""
+    if wanted is None or total <= MAX_FRAMES:
+        return _spread(total, SHARPNESS_FRAMES)
+    measured = sorted(wanted)
+    return frozenset(measured[i] for i in _spread(len(measured), SHARPNESS_FRAMES))
 
 
 def _spread(total: int, count: int) -> frozenset[int]:
