@@ -379,11 +379,12 @@ def _measure_video(opened: Any, name: str) -> _Measures:
         needed = None if wanted is None else wanted | sharp_at
         rate = stream.average_rate or stream.guessed_rate
         base, start = stream.time_base, stream.start_time or 0
+        frames_per_tick = float(base * rate) if rate and base else 0.0  # once, not per frame
 
         def at(pts: int | None, fallback: int) -> int:
-            if pts is None or not rate or not base:
+            if pts is None or not frames_per_tick:
                 return fallback
-            return int(round((pts - start) * base * rate))
+            return round((pts - start) * frames_per_tick)
 
         previous: tuple[int, npt.NDArray[np.float32], npt.NDArray[np.float32]] | None = None
         count = 0
