@@ -92,7 +92,8 @@ MAX_FRAMES = 48
 """At most this many frames of a video are measured; a longer clip is sampled in pairs of
 consecutive frames spread over its length."""
 SHARPNESS_FRAMES = 5
-"""How many frames, spread over a video, its sharpness is the mean of."""
+"""How many frames, spread over a video, its sharpness is the mean of (of a sampled clip,
+frames among the measured ones)."""
 FROZEN_DIFFERENCE = 0.5
 """A frame repeats the one before when their mean absolute grey difference (0..255, at
 :data:`WORK_WIDTH`) is under this: a re-encoded copy still counts, the slowest pan does not."""
