@@ -421,3 +421,5 @@ def test_rating_an_experiment_pairs_its_versions_blind_and_ranks_them(
     assert "kite@2" in rater.board.value
     with pytest.raises(ValueError, match="rated as prompt versions"):
         genlab.rate(exp, by="model")
+    with pytest.raises(ValueError, match=r"give the experiment, genlab.rate\(exp\)"):
+        genlab.rate(history, by="prompt_version")
