@@ -359,3 +359,50 @@ def test_a_scorer_is_a_known_name_or_a_function_and_its_trouble_reads_as_missing
         resolve_scorers([broken, another()])
     result = Result(task_id="t1", status="succeeded")
     assert run_scorers(result, resolve_scorers([broken, text])) == {"broken": None, "text": None}
+
+
+def test_rating_an_experiment_pairs_its_versions_blind_and_ranks_them(
+    client: genlab.Client, history: History
+) -> None:
+    from genlab.widgets import Background
+
+    kite, kite2 = kites(history)
+    exp = genlab.experiment(client, "blind", prompts=[kite, kite2], models=IMAGES,
+                            vars={"subject": ["paper kite", "box kite"], "place": "dunes"},
+                            params={"resolution": "512"}, seeds=[1, 2], quiet=True,
+                            progress=False)
+    cells = exp.df.set_index("task_id")
+    try:
+        rater = genlab.rate(exp, seed=4)
+        assert rater.goal == 8  # 2 models x 2 subjects x 2 seeds: one pair each
+        voted = []
+        while rater.current is not None:
+            pair = rater.current
+            left, right = cells.loc[pair.left], cells.loc[pair.right]
+            for column in ("model", "subject", "seed"):  # only the version differs
+                assert left[column] == right[column]
+            assert {int(left["prompt_version"]), int(right["prompt_version"])} == {1, 2}
+            shown = rater.header.value + rater.stage.value
+            assert "kite@" not in shown and "soaring" not in shown and "at dusk" not in shown
+            assert f"place: dunes, subject: {left['subject']}" in rater.header.value
+            assert shown.count("<img src=\"data:image/") == 2
+            # people prefer version 2, wherever it is shown
+            rater.answer("left" if int(left["prompt_version"]) == 2 else "right")
+            voted.append((pair.left, pair.right))
+        assert len(set(voted)) == 8 and "done: 8 of 8 pairs" in rater.stage.value
+    finally:
+        Background.shared().shutdown()
+    votes = history.ratings()
+    assert len(votes) == 8 and set(votes["tag"]) == {"blind"}
+    assert not votes["prompt"].str.contains("soaring|at dusk").any()
+    board = genlab.leaderboard(history, by="prompt_version", experiment="blind", seed=0)
+    assert board.index.tolist() == ["kite@2", "kite@1"]
+    assert int(board.loc["kite@2", "wins"]) == 8 and board.loc["kite@2", "status"] == "ranked"
+    assert board.loc["kite@2", "lower"] < board.loc["kite@2", "score"] < \
+        board.loc["kite@2", "upper"]
+    assert rater.leaderboard is not None and rater.leaderboard.index[0] == "kite@2"
+    assert "kite@2" in rater.board.value
+    with pytest.raises(ValueError, match="rated as prompt versions"):
+        genlab.rate(exp, by="model")
+    with pytest.raises(ValueError, match=r"give the experiment, genlab.rate\(exp\)"):
+        genlab.rate(history, by="prompt_version")

@@ -247,7 +247,8 @@ class Experiment:
         ``rounds``, ``seed``, filters).
 
         Example:
-            exp.leaderboard()       # after rating pairs of its results
+            genlab.rate(exp)        # blind pairs: one model, variables and seed, two versions
+            exp.leaderboard()       # after some votes
         """
         from genlab.report import leaderboard
 

@@ -92,7 +92,8 @@ MAX_FRAMES = 48
 """At most this many frames of a video are measured; a longer clip is sampled in pairs of
 consecutive frames spread over its length."""
 SHARPNESS_FRAMES = 5
-"""How many frames, spread over a video, its sharpness is the mean of."""
+"""How many frames, spread over a video, its sharpness is the mean of (of a sampled clip,
+frames among the measured ones)."""
 FROZEN_DIFFERENCE = 0.5
 """A frame repeats the one before when their mean absolute grey difference (0..255, at
 :data:`WORK_WIDTH`) is under this: a re-encoded copy still counts, the slowest pan does not."""
@@ -375,15 +376,16 @@ def _measure_video(opened: Any, name: str) -> _Measures:
         sharp_w, sharp_h = _size(width, height, SHARPNESS_WIDTH)
         total = _frame_count(stream)
         wanted = _wanted_frames(total)
-        sharp_at = _spread(total, SHARPNESS_FRAMES)
+        sharp_at = _sharpness_frames(total, wanted)
         needed = None if wanted is None else wanted | sharp_at
         rate = stream.average_rate or stream.guessed_rate
         base, start = stream.time_base, stream.start_time or 0
+        frames_per_tick = float(base * rate) if rate and base else 0.0  # once, not per frame
 
         def at(pts: int | None, fallback: int) -> int:
-            if pts is None or not rate or not base:
+            if pts is None or not frames_per_tick:
                 return fallback
-            return int(round((pts - start) * base * rate))
+            return round((pts - start) * frames_per_tick)
 
         previous: tuple[int, npt.NDArray[np.float32], npt.NDArray[np.float32]] | None = None
         count = 0
@@ -437,6 +439,15 @@ def _wanted_frames(total: int) -> frozenset[int] | None:
         return frozenset(range(total + 1))  # the header may undercount by one
     starts = _spread(total - 1, MAX_FRAMES // 2)
     return frozenset(i for s in starts for i in (s, s + 1))
+
+
+def _sharpness_frames(total: int, wanted: frozenset[int] | None) -> frozenset[int]:
+    """SHARPNESS_FRAMES frames spread over the clip, taken among the measured ones when the
+    clip is sampled: a frame nothing refers to costs a decode of its own, so none is added."""
+    if wanted is None or total <= MAX_FRAMES:
+        return _spread(total, SHARPNESS_FRAMES)
+    measured = sorted(wanted)
+    return frozenset(measured[i] for i in _spread(len(measured), SHARPNESS_FRAMES))
 
 
 def _spread(total: int, count: int) -> frozenset[int]:

@@ -6,6 +6,10 @@ one (a grid's swept duration: 4 s is compared with 4 s), and come from different
 (different models, or different values of the settings the leaderboard is ``by``). Two repeats
 of one model are not a pair: a vote between them says nothing about which model is better.
 
+The results of an experiment (:func:`genlab.experiment`) compete as prompt versions instead:
+two results make a pair when they are two cells that differ only in prompt version (the same
+model, variables and seed), see :func:`experiment_items`.
+
 Example:
     >>> import pandas as pd
     >>> runs = pd.DataFrame({"task_id": ["t1", "t2", "t3", "t4"],
@@ -19,8 +23,9 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,10 +45,15 @@ class Item:
     Attributes:
         task_id: its task.
         model: the model that made it.
-        prompt: the prompt's text (for the rater's heading; "" for none).
-        address: its prompt address (what it was asked for, whatever the model).
-        settings: the request's settings as sent (no model, prompt, references or seed).
+        prompt: the prompt's text (for the rater's heading; "" for none). For an
+            experiment's result, its variables instead (``subject: paper kite``): the two
+            versions' texts differ, and either would say which version is which.
+        address: its prompt address (what it was asked for, whatever the model); for an
+            experiment's result, the address of its place in the matrix (experiment, model,
+            variables and seed), which the versions' results share.
+        settings: the request's settings as sent (no model, prompt or references).
         row: its run row (``paths``, ``result_url``, ...), for reading its media.
+        version: for an experiment's result, its prompt version (``"kite@2"``).
     """
 
     task_id: str
@@ -52,11 +62,14 @@ class Item:
     address: str
     settings: Mapping[str, Any] = field(default_factory=dict)
     row: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    version: str | None = None
 
     def competitor(self, by: Sequence[str]) -> tuple[Hashable, ...]:
-        """What this result competes as: its model, and the settings named in ``by``."""
-        return tuple(self.model if name == "model" else _hashable(self.settings.get(name))
-                     for name in by)
+        """What this result competes as: its model, its prompt version, and the settings
+        named in ``by``."""
+        return tuple(self.model if name == "model"
+                     else self.version if name == "prompt_version"
+                     else _hashable(self.settings.get(name)) for name in by)
 
 
 def _hashable(value: Any) -> Hashable:
@@ -143,4 +156,42 @@ def pairs_of(items: Sequence[Item], by: Sequence[str]) -> list[tuple[Item, Item]
             for b in group[i + 1:]:
                 if comparable(a, b, by):
                     found.append((a, b))
+    return found
+
+
+def experiment_items(runs: pd.DataFrame, cells: Iterable[Mapping[str, Any]],
+                     experiment: str) -> list[Item]:
+    """The rateable results of an experiment: its cells (``History.experiment_cells``) whose
+    task is among the succeeded rows of ``runs``, each competing as its prompt version.
+
+    Cells that differ only in prompt version share an address, so they, and only they, make
+    pairs (by ``("prompt_version",)``): never two models, two sets of variables or two seeds.
+
+    Example:
+        >>> import pandas as pd
+        >>> runs = pd.DataFrame({"task_id": ["t1", "t2", "t3"], "status": "succeeded",
+        ...     "model": "image-b", "prompt": ["A kite", "A red kite", "A kite"]})
+        >>> cells = [{"task_id": t, "prompt_name": "kite", "prompt_version": v,
+        ...           "variables": {"colour": "red"}, "model": "image-b", "seed": s}
+        ...          for t, v, s in (("t1", 1, 1), ("t2", 2, 1), ("t3", 1, 2))]
+        >>> found = pairs_of(experiment_items(runs, cells, "kites"), ("prompt_version",))
+        >>> [(a.version, b.version, a.prompt) for a, b in found]
+        [('kite@1', 'kite@2', 'colour: red')]
+    """
+    by_task = {str(c["task_id"]): c for c in cells if c.get("task_id")}
+    found = []
+    for item in items_of(runs):
+        cell = by_task.get(item.task_id)
+        if cell is None:
+            continue
+        variables = dict(cell.get("variables") or {})
+        place = json.dumps({"experiment": experiment, "model": cell["model"],
+                            "variables": variables, "seed": cell.get("seed")},
+                           sort_keys=True, default=str, separators=(",", ":"))
+        found.append(Item(
+            task_id=item.task_id, model=str(cell["model"]),
+            prompt=", ".join(f"{k}: {v}" for k, v in variables.items()),
+            address=hashlib.sha256(place.encode()).hexdigest(), settings=item.settings,
+            row=item.row, version=f"{cell['prompt_name']}@{cell['prompt_version']}",
+        ))
     return found

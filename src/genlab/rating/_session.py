@@ -8,6 +8,12 @@ scripts) drives it through the same four calls: :meth:`~RatingSession.answer`,
 Votes are read back from the history (so a restarted kernel, or a colleague rating the same
 results into a shared history, continues where things stand): a pair this rater already voted
 on is not shown again, and everyone's votes feed the fit that picks the next pair.
+
+An experiment's results are rated as prompt versions: each pair is two cells that differ only
+in prompt version (the same model, variables and seed), and neither prompt's text is shown
+(the two differ, so either would give the version away); the heading shows the variables.
+``genlab.leaderboard(history, by="prompt_version", experiment=name)`` ranks the versions
+from those votes.
 """
 
 from __future__ import annotations
@@ -22,9 +28,10 @@ import numpy as np
 import pandas as pd
 
 from genlab.comparison import Comparison
+from genlab.experiments import Experiment
 from genlab.history import ANSWERS, RATING_COLUMNS, Answer, Filters, History, RatingEntry
 from genlab.rating._chooser import Chooser
-from genlab.rating._pairs import Item, items_of, pairs_of
+from genlab.rating._pairs import Item, experiment_items, items_of, pairs_of
 from genlab.rating._source import source_of
 from genlab.report import Embed, Fetch, Leaderboard, MediaReader, leaderboard, vote_counts
 
@@ -43,7 +50,8 @@ class Pair:
 
     Attributes:
         left, right: the task id shown on each side.
-        prompt: the prompt both answered.
+        prompt: the prompt both answered (for an experiment's versions: the variables both
+            were filled with; the prompts themselves stay hidden).
         index: the pair's number among the session's candidates.
     """
 
@@ -60,8 +68,11 @@ class RatingSession:
 
     Args:
         source: a :class:`~genlab.Comparison`, a :class:`~genlab.History` (narrowed by
-            ``filters``) or a DataFrame of finished tasks (see :mod:`genlab.rating._source`).
-        by: what competes: ``"model"``, or a model and settings (``["model", "duration"]``).
+            ``filters``), a DataFrame of finished tasks (see :mod:`genlab.rating._source`), or
+            an experiment (:func:`genlab.experiment`), whose prompt versions compete.
+        by: what competes: ``"model"`` (the default), or a model and settings
+            (``["model", "duration"]``); for an experiment, ``"prompt_version"`` (the default
+            and the only choice).
         pairs: the session's goal (default: every distinct pair once, up to
             :data:`DEFAULT_PAIRS`).
         seed: makes the sides and the order repeatable.
@@ -79,9 +90,9 @@ class RatingSession:
 
     def __init__(
         self,
-        source: Comparison | History | pd.DataFrame,
+        source: Comparison | History | pd.DataFrame | Experiment,
         *,
-        by: str | Sequence[str] = "model",
+        by: str | Sequence[str] | None = None,
         pairs: int | None = None,
         seed: int | None = None,
         rater: str | None = None,
@@ -91,9 +102,11 @@ class RatingSession:
     ) -> None:
         plain = source_of(source, history=history, fetch=fetch, filters=filters)
         self.history = plain.history
-        self.by = (by,) if isinstance(by, str) else tuple(by)
+        self.experiment = plain.experiment
+        self.by = _by(by, plain.experiment)
         self.rater = rater if rater is not None else self.history.who.user
-        self.items = items_of(plain.runs, plain.params)
+        self.items = (items_of(plain.runs, plain.params) if plain.cells is None
+                      else experiment_items(plain.runs, plain.cells, str(plain.experiment)))
         self.candidates = pairs_of(self.items, self.by)
         self.competitors: list[tuple[Hashable, ...]] = list(
             dict.fromkeys(item.competitor(self.by) for item in self.items))
@@ -153,6 +166,11 @@ class RatingSession:
 
     def why_nothing(self) -> str:
         """Why there is no pair on screen, for people."""
+        if not self.candidates and self.experiment is not None:
+            versions = {i.version for i in self.items}
+            return (f"nothing to compare: {len(self.items)} finished result(s) of "
+                    f"{len(versions)} prompt version(s) in experiment {self.experiment!r}; a "
+                    "pair needs results of two versions for the same model, variables and seed")
         if not self.candidates:
             models = {i.model for i in self.items}
             return (f"nothing to compare: {len(self.items)} finished result(s) of "
@@ -316,6 +334,24 @@ class RatingSession:
         """The leaderboard of everyone's votes between this session's results (see
         :func:`genlab.report.leaderboard`); a competitor nobody compared yet is unrated."""
         votes = self.refresh()
+        if self.experiment is not None:
+            return leaderboard(self.history, by="prompt_version", experiment=self.experiment,
+                               **options)
         if self.by == ("model",):
             options.setdefault("models", sorted({str(c[0]) for c in self.competitors}))
         return leaderboard(votes, list(self.by), **options)
+
+
+def _by(by: str | Sequence[str] | None, experiment: str | None) -> tuple[str, ...]:
+    names = ("model",) if by is None else (by,) if isinstance(by, str) else tuple(by)
+    if experiment is not None:
+        if by is not None and names != ("prompt_version",):
+            raise ValueError(
+                f"an experiment's results are rated as prompt versions (by='prompt_version'), "
+                f"not by={by!r}: to rate models, rate its history, e.g. "
+                f"genlab.rate(history, tag={experiment!r})")
+        return ("prompt_version",)
+    if "prompt_version" in names:
+        raise ValueError("by='prompt_version' rates an experiment's prompt versions: give the "
+                         "experiment, genlab.rate(exp)")
+    return names

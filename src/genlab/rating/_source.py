@@ -5,7 +5,8 @@ client recorded into), a :class:`~genlab.History` (its succeeded tasks, narrowed
 filters of ``df()``; votes go into it), or a DataFrame of finished tasks (a ``history.df()``
 slice, a comparison's ``df``, or a table of your own with ``task_id``, ``model``, ``prompt``
 and ``paths`` or ``result_url``; votes go to ``history=``, else the default history,
-``$GENLAB_HISTORY`` or ``.genlab/history.sqlite``).
+``$GENLAB_HISTORY`` or ``.genlab/history.sqlite``), or an :class:`~genlab.experiments.Experiment`
+(its cells' succeeded tasks, compared as prompt versions; votes go to its history).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from genlab.comparison import Comparison
+from genlab.experiments import Experiment
 from genlab.history import Filters, History
 from genlab.report import Fetch
 
@@ -23,17 +25,19 @@ from genlab.report import Fetch
 @dataclass(slots=True)
 class Source:
     """A source made plain: its run rows, their request parameters, the history votes go to,
-    and how media not saved can be read."""
+    and how media not saved can be read; for an experiment, its name and its cells."""
 
     runs: pd.DataFrame
     params: tuple[str, ...] | None
     history: History
     fetch: Fetch | None
     tag: str | None
+    experiment: str | None = None
+    cells: list[dict[str, Any]] | None = None
 
 
 def source_of(
-    source: Comparison | History | pd.DataFrame,
+    source: Comparison | History | pd.DataFrame | Experiment,
     *,
     history: History | None = None,
     fetch: Fetch | None = None,
@@ -42,9 +46,22 @@ def source_of(
     """``source`` made plain (see the module's text).
 
     Raises:
-        TypeError: ``source`` is none of the three, or filters were given for a table.
+        TypeError: ``source`` is none of the four, or filters were given for a table.
     """
     wanted: dict[str, Any] = dict(filters or {})
+    if isinstance(source, Experiment):
+        if wanted:
+            raise TypeError("filters apply to a History; an experiment is rated whole")
+        target = history or source.history
+        cells = source.history.experiment_cells(source.name)
+        tasks = {str(c["task_id"]) for c in cells if c.get("task_id")}
+        # Its tasks carry its tag; one reused from elsewhere may not: then read them all.
+        runs = source.history.df(tag=source.name)
+        if not tasks <= set(runs["task_id"].astype(str)):
+            runs = source.history.df()
+        runs = runs[runs["task_id"].astype(str).isin(tasks)
+                    & (runs["status"] == "succeeded")].reset_index(drop=True)
+        return Source(runs, None, target, fetch, source.name, source.name, cells)
     if isinstance(source, Comparison):
         if wanted:
             raise TypeError("filters apply to a History; narrow a comparison's df instead")
@@ -70,6 +87,6 @@ def source_of(
         return Source(source, None, history or History(), fetch,
                       str(tags[0]) if len(tags) == 1 else None)
     raise TypeError(
-        f"cannot rate a {type(source).__name__}: give a genlab.Comparison, a genlab.History "
-        "or a DataFrame of finished tasks"
+        f"cannot rate a {type(source).__name__}: give a genlab.Comparison, a genlab.History, "
+        "a DataFrame of finished tasks or an experiment (genlab.experiment)"
     )

@@ -1,5 +1,9 @@
 """The rater: two results of the same prompt side by side, models hidden, and a vote.
 
+Given an experiment (``genlab.rate(exp)``), two results of one model, variables and seed side
+by side, their prompt versions hidden (the prompts' texts too: the heading shows the
+variables), and a vote; the leaderboard under the pair ranks the versions.
+
 ``genlab.rate(source)`` shows a :class:`Rater`, the view of a
 :class:`genlab.rating.RatingSession` (which chooses the pairs, draws the sides and records the
 votes in the history; the view computes nothing). Answers come from the buttons or the keys
@@ -35,6 +39,7 @@ import traitlets
 
 from genlab.comparison import Comparison
 from genlab.display import ACTIVE, BORDER, ERROR, MUTED, SHADE, TEXT, escape, text
+from genlab.experiments import Experiment
 from genlab.history import Answer, Filters, History
 from genlab.rating import Pair, RatingSession
 from genlab.report import Embed, Fetch, Leaderboard, leaderboard_html
@@ -96,9 +101,9 @@ _SYNC = (
 
 
 def rate(
-    source: Comparison | History | pd.DataFrame,
+    source: Comparison | History | pd.DataFrame | Experiment,
     *,
-    by: str | Sequence[str] = "model",
+    by: str | Sequence[str] | None = None,
     pairs: int | None = None,
     seed: int | None = None,
     rater: str | None = None,
@@ -110,13 +115,16 @@ def rate(
 
     Args:
         source: a :class:`~genlab.Comparison`, a :class:`~genlab.History` (narrowed by
-            ``filters``, those of ``df()``) or a DataFrame of finished tasks.
+            ``filters``, those of ``df()``), a DataFrame of finished tasks, or an experiment
+            (``genlab.experiment``): its prompt versions are rated, each pair two cells that
+            differ only in prompt version, versions and prompts hidden.
         by, pairs, seed, rater, history, fetch: as for :class:`genlab.rating.RatingSession`.
 
     Example:
         cmp = genlab.compare(client, ["a kite", "a fox"], ["image-b", "image-d"],
                              download_dir="genlab-output/kites")
         genlab.rate(cmp)
+        genlab.rate(exp)      # then exp.leaderboard() ranks its prompt versions
     """
     session = RatingSession(source, by=by, pairs=pairs, seed=seed, rater=rater,
                             history=history, fetch=fetch, **filters)
@@ -229,10 +237,13 @@ class Rater(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
             self.stage.value = text(session.why_nothing(), MUTED, tag="div",
                                     css="padding:1em 0")
         else:
-            self.header.value = (
-                f"<b>Which is better?</b> {progress}"
-                f"<div class='genlab-prompt'>{escape(pair.prompt) or '(no prompt)'}</div>"
-            )
+            if session.experiment is not None:  # versions compete: their prompts stay hidden
+                asked = (f"<div class='genlab-prompt'>{escape(pair.prompt) or '(no variables)'}"
+                         "</div><div class='genlab-note'>Two versions of the prompt, for the same "
+                         "model, variables and seed; which is which is hidden.</div>")
+            else:
+                asked = f"<div class='genlab-prompt'>{escape(pair.prompt) or '(no prompt)'}</div>"
+            self.header.value = f"<b>Which is better?</b> {progress}{asked}"
             left, right = session.media(pair)
             self.stage.value = (
                 f"<div class='genlab-pair'>{_side('Left', '1', left)}"
