@@ -83,8 +83,10 @@ def request_code(body: dict[str, Any]) -> str:
     return "record = client.generate(**" + pprint.pformat(body, sort_dicts=False, width=88) + ")"
 
 
-def error_html(exc: BaseException) -> str:
-    """A readable, escaped account of what went wrong, with the advice the error carries."""
+def failure_html(exc: BaseException) -> str:
+    """A card's account of why its task ended without a result: a title and the error's own
+    words with its advice, escaped (field messages are :func:`~genlab.widgets._fields.
+    error_lines_html`)."""
     if isinstance(exc, InvalidParameterError):
         items = "".join(f"<li>{escape(e.message)}</li>" for e in exc.errors)
         return f"<b>The request was refused</b><ul>{items}</ul>"
@@ -379,7 +381,7 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
     def _fail(self, exc: BaseException) -> None:
         self.error = exc
         self._set_status("failed" if isinstance(exc, TaskFailedError) else "error")
-        self.message.value = styled(error_html(exc), ERROR, tag="div")
+        self.message.value = styled(failure_html(exc), ERROR, tag="div")
         self.stop_button.disabled = True
         if self.future is None:
             self.stop_button.layout.display = "none"

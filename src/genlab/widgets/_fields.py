@@ -37,8 +37,10 @@ def choice_label(value: Any) -> str:
     return str(value)
 
 
-def error_html(messages: Sequence[str]) -> str:
-    """The catalog's messages, escaped, for the line under a field."""
+def error_lines_html(messages: Sequence[str]) -> str:
+    """Error lines, one per message (⚠, escaped): under a field, or above Submit for the
+    messages no field shows (the card's account of a failed task is
+    :func:`genlab.widgets._card.failure_html`)."""
     if not messages:
         return ""
     return styled(lines(messages, mark="&#9888; "), ERROR, tag="div", size="90%",
@@ -149,7 +151,7 @@ class FieldRow(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets 
 
     def show_errors(self, messages: Sequence[str]) -> None:
         """Show the catalog's messages under the row (nothing when there are none)."""
-        self.show_line(error_html([self.readable(m) for m in messages]))
+        self.show_line(error_lines_html([self.readable(m) for m in messages]))
 
     def readable(self, message: str) -> str:
         """A catalog message as the row shows it: list items counted from 1, as the rows

@@ -33,7 +33,7 @@ from genlab.widgets._card import TaskCard, media_dir_or_temp
 from genlab.widgets._compare import ComparePanel
 from genlab.widgets._fields import (
     STYLE,
-    error_html,
+    error_lines_html,
     hint_html,
     side_label,
     toggle_buttons,
@@ -372,7 +372,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         # Each message once: under its field; here only those no visible field shows.
         loose, waiting = form.unshown(checked)
         shown = loose if (form.touched or form.attempted) else []
-        self._assign(self.errors, error_html(shown))
+        self._assign(self.errors, error_lines_html(shown))
         todo = "" if checked.valid or not waiting else (
             "To submit, fill in: " + ", ".join(form.fields[n].spec.label for n in waiting)
         )
@@ -450,7 +450,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         except InvalidParameterError:
             pass  # every message is shown under its field now
         except Exception as exc:  # a widget callback: shown, never raised
-            self.errors.value = error_html([f"{type(exc).__name__}: {exc}"])
+            self.errors.value = error_lines_html([f"{type(exc).__name__}: {exc}"])
 
     # --- the task cards ----------------------------------------------------------------
 
