@@ -85,8 +85,7 @@ def request_code(body: dict[str, Any]) -> str:
 
 def failure_html(exc: BaseException) -> str:
     """A card's account of why its task ended without a result: a title and the error's own
-    words with its advice, escaped (field messages are :func:`~genlab.widgets._fields.
-    error_lines_html`)."""
+    words with its advice, escaped (a field's messages are ``error_lines_html``)."""
     if isinstance(exc, InvalidParameterError):
         items = "".join(f"<li>{escape(e.message)}</li>" for e in exc.errors)
         return f"<b>The request was refused</b><ul>{items}</ul>"
