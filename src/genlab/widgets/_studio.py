@@ -29,7 +29,8 @@ from genlab.catalog import CATALOG, Preview, preview
 from genlab.display import BORDER, MUTED, TEXT, escape, lines, styled, text
 from genlab.widgets._background import Background
 from genlab.widgets._browser import reveal_newest_card
-from genlab.widgets._card import TaskCard, media_dir_or_temp
+from genlab.widgets._card import TaskCard
+from genlab.widgets._task import media_dir_or_temp
 from genlab.widgets._compare import ComparePanel
 from genlab.widgets._fields import (
     STYLE,
