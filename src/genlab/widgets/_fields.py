@@ -101,6 +101,15 @@ class EditNotifier:
             self._quiet -= 1
         self._edited()
 
+    @contextmanager
+    def silently(self) -> Iterator[None]:
+        """Change controls and report no edit: the caller acts on the change itself."""
+        self._quiet += 1
+        try:
+            yield
+        finally:
+            self._quiet -= 1
+
 
 class FieldRow(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
     """Base of the field rows: a control area and a message line.
