@@ -144,8 +144,8 @@ def test_to_html_writes_one_self_contained_escaped_file(
     cmp, _ = grid
     path = cmp.to_html(tmp_path / "report" / "grid.html")
     assert path == tmp_path / "report" / "grid.html"
-    assert sorted(p.name for p in path.parent.iterdir()) == ["grid.html"]
-    text = path.read_text(encoding="utf-8")
+    assert sorted(p.name for p in path.path.parent.iterdir()) == ["grid.html"]
+    text = path.path.read_text(encoding="utf-8")
     assert "http://127.0.0.1" not in text
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
     assert "<script>alert(1)" not in text

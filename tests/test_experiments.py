@@ -330,10 +330,10 @@ def test_prompt_versions_are_ranked_by_votes_between_their_results(
         history.add_rating(RatingEntry(left, right, "left", left_model="image-d",
                                        right_model="image-d", prompt_address="x"))
     board = exp.leaderboard(seed=0)
-    assert board.index[0] == "kite@2" and int(board.loc["kite@2", "wins"]) == 3
-    assert int(board.loc["kite@1", "losses"]) == 3
+    assert board.df.index[0] == "kite@2" and int(board.df.loc["kite@2", "wins"]) == 3
+    assert int(board.df.loc["kite@1", "losses"]) == 3
     same = genlab.leaderboard(history, by="prompt_version", experiment="votes", seed=0)
-    assert same.index.tolist() == ["kite@2", "kite@1"]
+    assert same.df.index.tolist() == ["kite@2", "kite@1"]
     with pytest.raises(ValueError, match="experiment='its name'"):
         genlab.leaderboard(history, by="prompt_version")
 

@@ -17,7 +17,13 @@ import pandas as pd
 import pytest
 
 import genlab
-from genlab.report import ELO_SCALE, leaderboard, leaderboard_html, plot_leaderboard
+from genlab.report import (
+    ELO_SCALE,
+    Leaderboard,
+    leaderboard,
+    leaderboard_html,
+    plot_leaderboard,
+)
 from genlab.report import plot_win_rates as heat
 
 MODELS = ["m1", "m2", "m3", "m4", "m5"]
@@ -44,7 +50,7 @@ def simulate(rng: np.random.Generator, theta: np.ndarray, votes: int,
 
 
 @pytest.fixture(scope="module")
-def simulated() -> list[tuple[pd.DataFrame, pd.DataFrame]]:
+def simulated() -> list[tuple[pd.DataFrame, Leaderboard]]:
     rng = np.random.default_rng(20261126)
     runs = []
     for seed in range(SIMULATIONS):
@@ -59,21 +65,21 @@ def _true_scores() -> pd.Series:
 
 
 def test_the_fitted_order_is_the_true_order(
-    simulated: list[tuple[pd.DataFrame, pd.DataFrame]],
+    simulated: list[tuple[pd.DataFrame, Leaderboard]],
 ) -> None:
     expected = list(reversed(MODELS))  # m5 is strongest
-    wrong = [i for i, (_, board) in enumerate(simulated) if list(board.index) != expected]
+    wrong = [i for i, (_, board) in enumerate(simulated) if list(board.df.index) != expected]
     assert wrong == []
 
 
 def test_the_true_strengths_lie_inside_the_intervals(
-    simulated: list[tuple[pd.DataFrame, pd.DataFrame]],
+    simulated: list[tuple[pd.DataFrame, Leaderboard]],
 ) -> None:
     truth = _true_scores()
     inside = pd.DataFrame([
-        ((board["lower"] <= truth[board.index]) & (truth[board.index] <= board["upper"]))
+        ((table["lower"] <= truth[table.index]) & (truth[table.index] <= table["upper"]))
         .astype(bool).reindex(MODELS)
-        for _, board in simulated
+        for table in [board.df for _, board in simulated]
     ])
     per_model = inside.mean()
     # Each model's true strength inside its 95 % interval in at least 90 of 100 runs...
@@ -83,31 +89,32 @@ def test_the_true_strengths_lie_inside_the_intervals(
 
 
 def test_the_coverage_check_fails_intervals_too_narrow(
-    simulated: list[tuple[pd.DataFrame, pd.DataFrame]],
+    simulated: list[tuple[pd.DataFrame, Leaderboard]],
 ) -> None:
     # The same check on intervals a third as wide (about a 40 % interval) must fail: the
     # test above can.
     truth = _true_scores()
     inside = []
     for _, board in simulated:
-        score = board["score"].astype(float)
-        low = score - (score - board["lower"].astype(float)) / 3
-        high = score + (board["upper"].astype(float) - score) / 3
-        inside.append(((low <= truth[board.index]) & (truth[board.index] <= high)).mean())
+        score = board.df["score"].astype(float)
+        low = score - (score - board.df["lower"].astype(float)) / 3
+        high = score + (board.df["upper"].astype(float) - score) / 3
+        inside.append(((low <= truth[board.df.index]) & (truth[board.df.index] <= high)).mean())
     assert np.mean(inside) < 0.90
 
 
 def test_counts_add_up_and_ties_count_half(
-    simulated: list[tuple[pd.DataFrame, pd.DataFrame]],
+    simulated: list[tuple[pd.DataFrame, Leaderboard]],
 ) -> None:
     votes, board = simulated[0]
-    assert board["comparisons"].sum() == 2 * VOTES
-    assert board["wins"].sum() == board["losses"].sum()
+    table = board.df
+    assert table["comparisons"].sum() == 2 * VOTES
+    assert table["wins"].sum() == table["losses"].sum()
     tied = votes["answer"].isin(["tie", "both bad"]).sum()
-    assert board["ties"].sum() + board["both_bad"].sum() == 2 * tied
-    expected = (board["wins"] + (board["ties"] + board["both_bad"]) / 2) / board["comparisons"]
-    assert np.allclose(board["win_rate"].astype(float), expected.astype(float))
-    assert (board["status"] == "ranked").all() and board["rank"].tolist() == [1, 2, 3, 4, 5]
+    assert table["ties"].sum() + table["both_bad"].sum() == 2 * tied
+    expected = (table["wins"] + (table["ties"] + table["both_bad"]) / 2) / table["comparisons"]
+    assert np.allclose(table["win_rate"].astype(float), expected.astype(float))
+    assert (table["status"] == "ranked").all() and table["rank"].tolist() == [1, 2, 3, 4, 5]
     # The matrix: row's share against column's, the two shares of a pair adding up to one.
     matrix = board.matrix.to_numpy(dtype=float)
     off = ~np.eye(len(matrix), dtype=bool)
@@ -118,11 +125,11 @@ def test_counts_add_up_and_ties_count_half(
 def test_a_model_never_compared_is_unrated_not_ranked() -> None:
     votes = simulate(np.random.default_rng(3), TRUE[:4], 400)
     board = leaderboard(votes, models=[*MODELS[:4], "never"])
-    row = board.loc["never"]
+    row = board.df.loc["never"]
     assert row["status"] == "unrated" and pd.isna(row["rank"]) and pd.isna(row["score"])
     assert pd.isna(row["lower"]) and row["comparisons"] == 0
-    assert board.index[-1] == "never"  # listed after the ranked ones
-    assert board["rank"].dropna().tolist() == [1, 2, 3, 4]
+    assert board.df.index[-1] == "never"  # listed after the ranked ones
+    assert board.df["rank"].dropna().tolist() == [1, 2, 3, 4]
     assert board.matrix.loc["never"].isna().all()
 
 
@@ -133,18 +140,19 @@ def test_models_whose_votes_do_not_connect_to_the_others_are_not_ranked() -> Non
         "answer": ["left", "left", "right", "tie", "left"],
     })
     board = leaderboard(votes, rounds=20)
-    assert set(board.loc[board["status"] == "ranked"].index) == {"a", "b", "c"}
-    assert board.loc[["d", "e"], "status"].tolist() == ["not connected"] * 2
-    assert board.loc[["d", "e"], "rank"].isna().all()
-    assert board.loc["d", "wins"] == 1
+    assert set(board.df.loc[board.df["status"] == "ranked"].index) == {"a", "b", "c"}
+    assert board.df.loc[["d", "e"], "status"].tolist() == ["not connected"] * 2
+    assert board.df.loc[["d", "e"], "rank"].isna().all()
+    assert board.df.loc["d", "wins"] == 1
 
 
 def test_a_clean_sweep_has_a_finite_score_and_an_interval_around_it() -> None:
     votes = pd.DataFrame({"left_model": ["a", "a"], "right_model": ["b", "b"],
                           "answer": ["left", "left"]})
     board = leaderboard(votes)
-    assert np.isfinite(board["score"].astype(float)).all()
-    assert (board["lower"] < board["score"]).all() and (board["score"] < board["upper"]).all()
+    table = board.df
+    assert np.isfinite(table["score"].astype(float)).all()
+    assert (table["lower"] < table["score"]).all() and (table["score"] < table["upper"]).all()
 
 
 def test_a_board_per_model_and_setting_and_per_prompt() -> None:
@@ -156,12 +164,12 @@ def test_a_board_per_model_and_setting_and_per_prompt() -> None:
         "answer": ["left", "right", "tie", "left"],
     })
     by_setting = leaderboard(votes, by=["model", "duration"], rounds=20)
-    assert by_setting.index.names == ["model", "duration"]
-    assert ("a", 4) in by_setting.index and ("a", 8) in by_setting.index
+    assert by_setting.df.index.names == ["model", "duration"]
+    assert ("a", 4) in by_setting.df.index and ("a", 8) in by_setting.df.index
     per_prompt = leaderboard(votes, by=["prompt", "model"], rounds=20)
-    assert per_prompt.index.names == ["prompt", "model"]
-    assert set(per_prompt.index.get_level_values("prompt")) == {"fox", "kite"}
-    assert per_prompt.loc[("fox", "a"), "comparisons"] == 1  # a met itself: not a vote here
+    assert per_prompt.df.index.names == ["prompt", "model"]
+    assert set(per_prompt.df.index.get_level_values("prompt")) == {"fox", "kite"}
+    assert per_prompt.df.loc[("fox", "a"), "comparisons"] == 1  # a met itself: not a vote here
     with pytest.raises(ValueError, match="names no competitor"):
         leaderboard(votes, by="prompt")
 
@@ -189,6 +197,6 @@ def test_an_unknown_answer_is_refused() -> None:
 def test_no_votes_make_an_empty_board_that_lists_the_models() -> None:
     empty = pd.DataFrame({"left_model": [], "right_model": [], "answer": []})
     board = leaderboard(empty, models=["a", "b"])
-    assert board["status"].tolist() == ["unrated", "unrated"] and board.votes == 0
+    assert board.df["status"].tolist() == ["unrated", "unrated"] and board.votes == 0
     assert "No votes" not in leaderboard_html(board)  # the rows say unrated
     assert genlab.leaderboard is leaderboard

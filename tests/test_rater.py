@@ -172,7 +172,7 @@ def test_after_a_restart_the_rater_carries_on_where_it_stopped(tmp_path: Path) -
     other = RatingSession(table, history=History(tmp_path / "h.sqlite"), rater="ben")
     assert other.done == 0  # ben has not voted; his pairs start afresh
     board = other.leaderboard()  # but everyone's votes are on the board
-    assert int(board["comparisons"].sum()) == 8
+    assert int(board.df["comparisons"].sum()) == 8
 
 
 def test_nothing_to_compare_is_said(tmp_path: Path) -> None:
@@ -215,7 +215,7 @@ def test_buttons_vote_and_the_leaderboard_updates(tmp_path: Path) -> None:
     assert history.ratings()["left_task"].tolist() == [shown.left]
     assert rater.done == 1 and rater.goal == 6
     assert rater.board.value.count('class="genlab-interval"') == 2  # two models ranked
-    assert rater.leaderboard is not None and rater.leaderboard["comparisons"].sum() == 2
+    assert rater.leaderboard is not None and rater.leaderboard.df["comparisons"].sum() == 2
     rater.buttons["undo"].click()
     assert rater.current == shown and history.ratings().empty
     for _ in range(6):
@@ -271,8 +271,8 @@ def test_rating_a_comparison_works_offline_and_ends_up_in_its_report(tmp_path: P
     assert billed == 6
     board = cmp.leaderboard()
     unrated = ({"image-b", "image-c", "image-d"} - rated).pop()
-    assert board.loc[winner, "rank"] == 1 and board.loc[unrated, "status"] == "unrated"
-    page = cmp.to_html(tmp_path / "report.html").read_text()
+    assert board.df.loc[winner, "rank"] == 1 and board.df.loc[unrated, "status"] == "unrated"
+    page = cmp.to_html(tmp_path / "report.html").path.read_text()
     assert "<h2>Leaderboard</h2>" in page and "Decisive pairs" in page
     assert page.count("class='preferred'") == 1 and "genlab-interval" in page
     assert "https://" not in page.split("<h2>Leaderboard</h2>")[1].split("<h2>")[0]

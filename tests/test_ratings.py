@@ -190,8 +190,8 @@ def test_a_history_leaderboard_lists_models_with_results_but_no_votes(
     ])
     history.add_rating(_vote("t0", "t1", "right"))
     board = leaderboard(history)
-    assert board["status"].to_dict() == {"image-d": "ranked", "image-b": "ranked",
-                                         "image-c": "unrated"}
-    assert leaderboard(history, model=["image-b", "image-d"]).index.tolist() == [
+    assert board.df["status"].to_dict() == {"image-d": "ranked", "image-b": "ranked",
+                                            "image-c": "unrated"}
+    assert leaderboard(history, model=["image-b", "image-d"]).df.index.tolist() == [
         "image-d", "image-b"]
     history.close()

@@ -91,7 +91,7 @@ def test_write_report_over_a_history_slice_is_one_self_contained_file(
     path = report.write_report(
         history.df(model="video-a"), tmp_path / "video-a.html", fetch=client.fetch_media
     )
-    text = path.read_text(encoding="utf-8")
+    text = path.path.read_text(encoding="utf-8")
     assert text.startswith("<!DOCTYPE html>")
     assert "http://127.0.0.1" not in text and "<video" in text
     assert 'src="data:image/png;base64,' in text  # the charts

@@ -223,6 +223,6 @@ def test_a_written_report_shows_as_a_link_to_its_file(
     path = report.write_report(runs, "out/r.html")
     page = path._repr_html_()
     assert '<a href="out/r.html" target="_blank"' in page and "Report written:" in page
-    assert " MB)" in page and str(path) == "out/r.html" and path.read_text().startswith("<")
+    assert " MB)" in page and str(path) == "out/r.html" and path.path.read_text().startswith("<")
     outside = report.write_report(runs, tmp_path.parent / f"{tmp_path.name}-r.html")
     assert "<a " not in outside._repr_html_()  # outside the notebook's folder: named only

@@ -37,7 +37,7 @@ def test_spend_of_rows_counts_a_reused_row_as_saved_not_spent() -> None:
 
 
 def test_the_report_shows_spend_when_rows_have_credits(tmp_path: Path) -> None:
-    page = report.write_report(RUNS, tmp_path / "r.html").read_text(encoding="utf-8")
+    page = report.write_report(RUNS, tmp_path / "r.html").path.read_text(encoding="utf-8")
     section = _spend_section(page)
     assert "credits_saved" in section
     assert "<th>video-a</th><td>1</td><td>160</td>" in section

@@ -87,7 +87,7 @@ def compare_models(client: genlab.Client, output: Path) -> None:
     )
     print(result.summary().to_string())
     report = result.to_html(output / "comparison.html")
-    print(f"\n   HTML report: {report.resolve()}")
+    print(f"\n   HTML report: {report.path.resolve()}")
 
 
 def run_demo(output: str = "genlab-output", time_scale: float = 0.05) -> int:

@@ -169,10 +169,10 @@ def test_comparison_and_history_reports_escape_prompts_and_errors(
     TALLY.check(section, "Comparison.gallery()", cmp.gallery().data, SCRIPT, IMG, QUOTE)
     TALLY.check(section, "Comparison._repr_html_()", cmp._repr_html_())
     path = cmp.to_html(tmp_path / "comparison.html", title=SCRIPT)
-    TALLY.check(section, "Comparison.to_html()", path.read_text(encoding="utf-8"),
+    TALLY.check(section, "Comparison.to_html()", path.path.read_text(encoding="utf-8"),
                 SCRIPT, IMG, QUOTE)
     written = report.write_report(history.df(), tmp_path / "history.html", title=IMG)
-    TALLY.check(section, "report of history.df()", written.read_text(encoding="utf-8"),
+    TALLY.check(section, "report of history.df()", written.path.read_text(encoding="utf-8"),
                 SCRIPT, IMG, QUOTE)
     history.close()
     section.assert_goals()

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+if TYPE_CHECKING:
+    from genlab.report._leaderboard import Leaderboard
+
 
 def decisive_pairs(
-    ratings: pd.DataFrame, board: pd.DataFrame, limit: int = 4
+    ratings: pd.DataFrame, board: Leaderboard, limit: int = 4
 ) -> pd.DataFrame:
     """A few votes that decided the order: one side preferred, between models next to each
     other in the ranking (where it was closest), one vote per pair of models, newest first.
@@ -28,14 +31,14 @@ def decisive_pairs(
         >>> decisive_pairs(votes, leaderboard(votes, rounds=10))["winner"].tolist()
         ['a']
     """
-    if ratings.empty or "left_task" not in ratings.columns or board.empty:
+    if ratings.empty or "left_task" not in ratings.columns or board.df.empty:
         return ratings.iloc[:0]
     decided = ratings[ratings["answer"].isin(["left", "right"])].copy()
     if decided.empty:
         return decided
     rank: dict[Any, float] = {}
-    if tuple(getattr(board, "by", ("model",))) == ("model",):
-        rank = {m: float(r) for m, r in board["rank"].dropna().items()}
+    if board.by == ("model",):
+        rank = {m: float(r) for m, r in board.df["rank"].dropna().items()}
     left_wins = decided["answer"] == "left"
     decided["winner"] = decided["left_model"].where(left_wins, decided["right_model"])
     decided["loser"] = decided["right_model"].where(left_wins, decided["left_model"])

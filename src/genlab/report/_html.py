@@ -401,6 +401,6 @@ def write_report(
                                    fetch=client.fetch_media)
     """
     target = ReportFile(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(report_html(df, **options), encoding="utf-8")
+    target.path.parent.mkdir(parents=True, exist_ok=True)
+    target.path.write_text(report_html(df, **options), encoding="utf-8")
     return target

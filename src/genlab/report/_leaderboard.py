@@ -16,7 +16,7 @@ Example:
     ...                       "right_model": ["image-d", "image-b", "image-d"],
     ...                       "answer": ["left", "right", "tie"]})
     >>> board = leaderboard(votes, models=["image-b", "image-d", "image-c"], rounds=50)
-    >>> board[["rank", "wins", "ties", "status"]].values.tolist()
+    >>> board.df[["rank", "wins", "ties", "status"]].values.tolist()
     [[1, 2, 1, 'ranked'], [2, 0, 1, 'ranked'], [<NA>, 0, 0, 'unrated']]
 """
 
@@ -48,28 +48,38 @@ _VOTE_COLUMNS = frozenset({"prompt", "prompt_address", "tag", "rater", "host", "
                            "notebook"})
 
 
-class Leaderboard(pd.DataFrame):
-    """A :func:`leaderboard`: a DataFrame (one row per competitor) that shows itself as a table
-    with its intervals drawn, with the win-rate matrix and the charts beside it.
+class Leaderboard:
+    """A :func:`leaderboard`: its table (one row per competitor, best first) with the win-rate
+    matrix and how it was made; a notebook shows it as a table with its intervals drawn.
 
     Attributes:
+        df: the table, a DataFrame indexed by competitor (see :func:`leaderboard` for its
+            columns); :meth:`to_pandas` gives a copy to change.
         matrix: the share of votes the row's competitor won against the column's (ties as
             half), missing where the two never met; with groups in ``by``, indexed by group
             and competitor.
         by: what names a row (``("model",)`` by default).
         level: the intervals' coverage (0.95).
         votes: how many votes the board was fitted on.
+
+    Example:
+        board = genlab.leaderboard(history)
+        board.df.loc["image-b", "score"]; board.matrix; board.chart()
     """
 
-    _metadata = ["matrix", "by", "level", "votes"]
-    matrix: pd.DataFrame
-    by: tuple[str, ...]
-    level: float
-    votes: int
+    def __init__(
+        self, df: pd.DataFrame, *, matrix: pd.DataFrame, by: tuple[str, ...], level: float,
+        votes: int,
+    ) -> None:
+        self.df = df
+        self.matrix = matrix
+        self.by = by
+        self.level = level
+        self.votes = votes
 
-    @property
-    def _constructor(self) -> type[Leaderboard]:
-        return Leaderboard
+    def to_pandas(self) -> pd.DataFrame:
+        """The table as a DataFrame of its own (a copy: changing it leaves the board)."""
+        return self.df.copy()
 
     def chart(self) -> Figure:
         """Scores with their intervals (a matplotlib Figure; unrated competitors named)."""
@@ -83,10 +93,10 @@ class Leaderboard(pd.DataFrame):
 
         return plot_win_rates(self)
 
-    def _repr_html_(self) -> str | None:
-        if not set(BOARD_COLUMNS) <= set(self.columns):  # a slice of it: the usual table
-            shown: str | None = pd.DataFrame(self)._repr_html_()  # type: ignore[operator]
-            return shown
+    def __repr__(self) -> str:
+        return repr(self.df)  # the table, as a terminal prints a DataFrame
+
+    def _repr_html_(self) -> str:
         from genlab.report._leaderboard_html import leaderboard_html
 
         return leaderboard_html(self)
@@ -126,10 +136,10 @@ def leaderboard(
         **filters: for a History, those of ``History.ratings``.
 
     Returns:
-        A :class:`Leaderboard`: columns ``rank`` (1 is best; missing unless ranked),
-        ``score``, ``lower`` and ``upper`` (the interval), ``wins``, ``losses``, ``ties``,
-        ``both_bad``, ``comparisons``, ``win_rate`` (ties as half) and ``status`` (``ranked``,
-        ``unrated``, ``not connected``); best first.
+        A :class:`Leaderboard` whose table (``board.df``) has the columns ``rank`` (1 is
+        best; missing unless ranked), ``score``, ``lower`` and ``upper`` (the interval),
+        ``wins``, ``losses``, ``ties``, ``both_bad``, ``comparisons``, ``win_rate`` (ties as
+        half) and ``status`` (``ranked``, ``unrated``, ``not connected``); best first.
 
     Raises:
         ValueError: ``by`` names no side of a vote (a model or a setting), or a column the
@@ -137,7 +147,7 @@ def leaderboard(
 
     Example:
         board = genlab.leaderboard(history, tag="kites-1")
-        board.chart(); board.heatmap(); board.matrix
+        board.df; board.chart(); board.heatmap(); board.matrix
         genlab.leaderboard(history, by="prompt_version", experiment="kite-study")
     """
     names = [by] if isinstance(by, str) else list(by)
@@ -268,16 +278,13 @@ def _board(
                 )
         frames.append(frame)
         matrices.append(matrix)
-    board = Leaderboard(pd.concat(frames) if frames else _empty(groups, sides))
+    table = pd.concat(frames) if frames else _empty(groups, sides)
     if not groups:
-        board.index = _index(board.index, sides)
-    elif frames and list(board.index.names) != names:
-        board = board.reorder_levels(names)
-    board.matrix = pd.concat(matrices) if len(matrices) != 1 else matrices[0]
-    board.by = tuple(names)
-    board.level = level
-    board.votes = count
-    return board
+        table.index = _index(table.index, sides)
+    elif frames and list(table.index.names) != names:
+        table = table.reorder_levels(names)
+    matrix = pd.concat(matrices) if len(matrices) != 1 else matrices[0]
+    return Leaderboard(table, matrix=matrix, by=tuple(names), level=level, votes=count)
 
 
 def _empty(groups: list[str], sides: list[str]) -> pd.DataFrame:

@@ -16,6 +16,8 @@ from genlab.report._charts import _figure_class, _label
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from genlab.report._leaderboard import Leaderboard
+
 _BAR = "#4c72b0"
 _UNRATED = "#8c8c8c"
 
@@ -24,7 +26,7 @@ def _labels(index: pd.Index) -> list[str]:
     return [_label(key) for key in index]
 
 
-def plot_leaderboard(board: pd.DataFrame) -> Figure:
+def plot_leaderboard(board: Leaderboard) -> Figure:
     """Each competitor's score as a dot with its interval as a line, best at the top; those
     not ranked (unrated, not connected) are named below, without a score.
 
@@ -32,14 +34,15 @@ def plot_leaderboard(board: pd.DataFrame) -> Figure:
         board = genlab.leaderboard(history)
         plot_leaderboard(board).savefig("leaderboard.png")
     """
-    labels = _labels(board.index)
+    table = board.df
+    labels = _labels(table.index)
     count = len(labels)
     fig = _figure_class()(figsize=(7.0, 1.2 + 0.42 * max(count, 1)), layout="constrained")
     ax = fig.subplots()
     y = np.arange(count)[::-1]
-    score = board["score"].to_numpy(dtype="float64", na_value=np.nan)
-    lower = board["lower"].to_numpy(dtype="float64", na_value=np.nan)
-    upper = board["upper"].to_numpy(dtype="float64", na_value=np.nan)
+    score = table["score"].to_numpy(dtype="float64", na_value=np.nan)
+    lower = table["lower"].to_numpy(dtype="float64", na_value=np.nan)
+    upper = table["upper"].to_numpy(dtype="float64", na_value=np.nan)
     rated = ~np.isnan(score)
     if rated.any():
         ax.errorbar(
@@ -57,16 +60,14 @@ def plot_leaderboard(board: pd.DataFrame) -> Figure:
     else:
         ax.set_xlim(900, 1100)
         centre = 1000.0
-    statuses = board["status"].astype(str).tolist()
+    statuses = table["status"].astype(str).tolist()
     for row in np.flatnonzero(~rated):
         ax.text(centre, y[row], statuses[row], ha="center", va="center", fontsize=9,
                 color=_UNRATED, style="italic")
     ax.set_yticks(y, labels, fontsize=9)
     ax.set_ylim(-0.7, count - 0.3)
-    level = getattr(board, "level", 0.95)
-    votes = getattr(board, "votes", None)
-    shown = f" from {votes:,} votes" if isinstance(votes, int) else ""
-    ax.set_title(f"Bradley-Terry scores, {level:.0%} intervals{shown}", fontsize=10)
+    ax.set_title(f"Bradley-Terry scores, {board.level:.0%} intervals from {board.votes:,} votes",
+                 fontsize=10)
     ax.set_xlabel("score (Elo-like: +400 is ten-to-one odds of being preferred)", fontsize=9)
     ax.grid(axis="x", alpha=0.3)
     if not count:
@@ -74,7 +75,7 @@ def plot_leaderboard(board: pd.DataFrame) -> Figure:
     return fig
 
 
-def plot_win_rates(board: pd.DataFrame) -> Figure:
+def plot_win_rates(board: Leaderboard) -> Figure:
     """The win-rate matrix: the share of votes the row's competitor won against the column's
     (ties as half), as a heat map with each share written in its cell; blank where the two
     never met.
@@ -82,9 +83,7 @@ def plot_win_rates(board: pd.DataFrame) -> Figure:
     Example:
         plot_win_rates(genlab.leaderboard(history)).savefig("win-rates.png")
     """
-    matrix = getattr(board, "matrix", None)
-    if not isinstance(matrix, pd.DataFrame):
-        matrix = pd.DataFrame()
+    matrix = board.matrix
     values = matrix.to_numpy(dtype="float64", na_value=np.nan)
     rows, cols = _labels(matrix.index), _labels(matrix.columns)
     side = 1.6 + 0.62 * max(len(cols), 1)

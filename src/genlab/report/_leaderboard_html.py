@@ -9,7 +9,7 @@ Every name and prompt is escaped.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -21,6 +21,9 @@ from genlab.report._charts import figure_png
 from genlab.report._decisive import decisive_pairs
 from genlab.report._leaderboard_charts import plot_leaderboard, plot_win_rates
 from genlab.report._media import MediaReader, is_missing
+
+if TYPE_CHECKING:
+    from genlab.report._leaderboard import Leaderboard
 
 BOARD_CSS = f"""
 .genlab-board {{ color: {TEXT}; }}
@@ -76,7 +79,7 @@ def _bar(score: float, low: float, high: float, span: tuple[float, float]) -> st
     )
 
 
-def leaderboard_html(board: pd.DataFrame, *, note: str | None = None) -> str:
+def leaderboard_html(board: Leaderboard, *, note: str | None = None) -> str:
     """A :func:`~genlab.report.leaderboard` as an HTML table, its intervals drawn as bars.
 
     Example:
@@ -88,10 +91,10 @@ def leaderboard_html(board: pd.DataFrame, *, note: str | None = None) -> str:
         >>> "&lt;b&gt;x&lt;/b&gt;" in page, page.count('class="genlab-interval"')
         (True, 2)
     """
-    names = [str(n) for n in board.index.names]
-    level = float(getattr(board, "level", 0.95))
-    lower = board["lower"].to_numpy(dtype="float64", na_value=np.nan)
-    upper = board["upper"].to_numpy(dtype="float64", na_value=np.nan)
+    table, level = board.df, float(board.level)
+    names = [str(n) for n in table.index.names]
+    lower = table["lower"].to_numpy(dtype="float64", na_value=np.nan)
+    upper = table["upper"].to_numpy(dtype="float64", na_value=np.nan)
     if np.isfinite(lower).any():
         low, high = float(np.nanmin(lower)), float(np.nanmax(upper))
         pad = max(10.0, 0.05 * (high - low))
@@ -100,7 +103,7 @@ def leaderboard_html(board: pd.DataFrame, *, note: str | None = None) -> str:
         span = (900.0, 1100.0)
     head = "".join(f'<th class="name">{escape(n)}</th>' for n in names)
     rows = []
-    for key, row in zip(board.index, board.to_dict(orient="records"), strict=True):
+    for key, row in zip(table.index, table.to_dict(orient="records"), strict=True):
         parts = key if isinstance(key, tuple) else (key,)
         cells = "".join(f'<td class="name">{_name(p)}</td>' for p in parts)
         ranked = not is_missing(row["score"])
@@ -115,11 +118,12 @@ def leaderboard_html(board: pd.DataFrame, *, note: str | None = None) -> str:
                   f" / {int(row['both_bad'])}</td><td>{int(row['comparisons'])}</td>"
                   f"<td>{rate}</td>")
         rows.append(f'<tr class="{"ranked" if ranked else "unrated"}">{cells}</tr>')
-    votes = getattr(board, "votes", None)
+    votes = board.votes
     said = note if note is not None else (
-        f"{votes:,} vote{'' if votes == 1 else 's'}; " if isinstance(votes, int) else ""
-    ) + (f"Bradley-Terry scores on an Elo-like scale (1000 is average; +400 is ten-to-one "
-         f"odds), {level:.0%} bootstrap intervals; ties and “both bad” count half a win.")
+        f"{votes:,} vote{'' if votes == 1 else 's'}; Bradley-Terry scores on an Elo-like scale "
+        f"(1000 is average; +400 is ten-to-one odds), {level:.0%} bootstrap intervals; ties "
+        "and “both bad” count half a win."
+    )
     empty = "" if rows else "<tr><td colspan='9'>No votes yet.</td></tr>"
     return (
         f'<div class="genlab-board"><style>{BOARD_CSS}</style>'
@@ -132,7 +136,7 @@ def leaderboard_html(board: pd.DataFrame, *, note: str | None = None) -> str:
 
 
 def leaderboard_section(
-    board: pd.DataFrame,
+    board: Leaderboard,
     ratings: pd.DataFrame,
     runs: pd.DataFrame,
     reader: MediaReader,

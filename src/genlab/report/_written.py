@@ -7,12 +7,11 @@ from pathlib import Path
 
 from genlab.display import LINK, MUTED, escape, text
 
-_CONCRETE: type[Path] = type(Path())  # PosixPath or WindowsPath: Path itself cannot be made
 
-
-class ReportFile(_CONCRETE):  # type: ignore[valid-type,misc]  # the platform's concrete Path
-    """A :class:`~pathlib.Path` to a report that a notebook cell shows as a link to open it,
-    with its size; everything else is the usual path (``print`` gives the plain path).
+class ReportFile:
+    """Where a report was written: a notebook cell shows it as a link to open the file, with
+    its size; ``print`` gives the plain path, and it goes wherever a path does (``open``,
+    ``os.fspath``). ``path`` is the :class:`~pathlib.Path` itself.
 
     Example:
         >>> import os, tempfile
@@ -23,21 +22,47 @@ class ReportFile(_CONCRETE):  # type: ignore[valid-type,misc]  # the platform's 
         >>> page = ReportFile("out/r.html")._repr_html_()
         >>> '<a href="out/r.html" target="_blank"' in page, str(ReportFile("out/r.html"))
         (True, 'out/r.html')
+        >>> ReportFile("out/r.html") == Path("out/r.html"), ReportFile("out/r.html").path.name
+        (True, 'r.html')
         >>> os.chdir(here)
     """
 
+    __slots__ = ("path",)
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+
+    def __fspath__(self) -> str:
+        return os.fspath(self.path)
+
+    def __str__(self) -> str:
+        return str(self.path)
+
+    def __repr__(self) -> str:
+        return f"ReportFile({str(self.path)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ReportFile):
+            return self.path == other.path
+        if isinstance(other, Path):
+            return self.path == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.path)
+
     def _repr_html_(self) -> str:
         try:
-            size = f" ({self.stat().st_size / 1e6:.1f} MB)"
+            size = f" ({self.path.stat().st_size / 1e6:.1f} MB)"
         except OSError:
             size = " (not found)"
         try:
-            shown = os.path.relpath(self)
+            shown = os.path.relpath(self.path)
         except ValueError:  # another drive on Windows: no relative link
-            shown = str(self)
+            shown = str(self.path)
         if os.path.isabs(shown) or shown.startswith(".."):
             # Outside the notebook's folder: JupyterLab cannot open it, so it is named.
-            place = f"<code>{escape(self)}</code>"
+            place = f"<code>{escape(self.path)}</code>"
         else:
             href = escape(Path(shown).as_posix())
             place = (f'<a href="{href}" target="_blank" style="color:{LINK}" '

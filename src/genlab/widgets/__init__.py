@@ -10,7 +10,9 @@ Example:
     genlab.studio(client)        # the same as genlab.widgets.studio(client)
 
 The widgets are views: their state lives in traitlets, and what they need from the client is
-written down in :class:`StudioClient`. Work that would block the kernel runs on the shared
+written down in :class:`StudioClient`. A task card draws its task's controller
+(``card.task``: it submits, waits, keeps and downloads); the Studio's model and the values
+that follow the person are its ``state``. Work that would block the kernel runs on the shared
 :class:`Background` pool and updates the widgets only by assigning their traits.
 """
 

@@ -10,7 +10,6 @@ catalog's label (``spec.label``); the wire name opens their tooltip.
 
 from __future__ import annotations
 
-import re
 from abc import abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -18,6 +17,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from genlab._errors import ErrorDetail
 from genlab.catalog import OMIT, FieldSpec
 from genlab.display import ERROR, MUTED, escape, lines, styled, text
 
@@ -37,8 +37,10 @@ def choice_label(value: Any) -> str:
     return str(value)
 
 
-def error_html(messages: Sequence[str]) -> str:
-    """The catalog's messages, escaped, for the line under a field."""
+def error_lines_html(messages: Sequence[str]) -> str:
+    """Error lines, one per message (⚠, escaped): under a field, or above Submit for the
+    messages no field shows (the card's account of a failed task is
+    :func:`genlab.widgets._card.failure_html`)."""
     if not messages:
         return ""
     return styled(lines(messages, mark="&#9888; "), ERROR, tag="div", size="90%",
@@ -99,6 +101,15 @@ class EditNotifier:
             self._quiet -= 1
         self._edited()
 
+    @contextmanager
+    def silently(self) -> Iterator[None]:
+        """Change controls and report no edit: the caller acts on the change itself."""
+        self._quiet += 1
+        try:
+            yield
+        finally:
+            self._quiet -= 1
+
 
 class FieldRow(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
     """Base of the field rows: a control area and a message line.
@@ -147,21 +158,23 @@ class FieldRow(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets 
         """Back to the field's default (or "(default)" / empty)."""
         self.set_value(OMIT)
 
-    def show_errors(self, messages: Sequence[str]) -> None:
-        """Show the catalog's messages under the row (nothing when there are none)."""
-        self.show_line(error_html([self.readable(m) for m in messages]))
+    def show_errors(self, errors: Sequence[ErrorDetail]) -> None:
+        """Show the catalog's errors located at this row under it (nothing when none)."""
+        self.show_line(error_lines_html([self.readable(e) for e in errors]))
 
-    def readable(self, message: str) -> str:
-        """A catalog message as the row shows it: list items counted from 1, as the rows
-        number them ("reference_images[1].url ..." -> "item 2 of reference images: url ...").
-        """
-        label = self.spec.label.lower() or self.spec.name
-
-        def item(match: re.Match[str]) -> str:
-            key = f": {match[2]}" if match[2] else ""
-            return f"item {int(match[1]) + 1} of {label}{key}"
-
-        return re.sub(rf"\b{re.escape(self.spec.name)}\[(\d+)\](?:\.(\w+))?", item, message)
+    def readable(self, error: ErrorDetail) -> str:
+        """A catalog error as the row shows it: an item of a list, located by the error's
+        ``loc`` (``("reference_images", 1, "url")``), is counted from 1, as the rows number
+        them ("reference_images[1].url ..." -> "item 2 of reference images: url ...")."""
+        loc = error.loc
+        if len(loc) < 2 or loc[0] != self.spec.name or not isinstance(loc[1], int):
+            return error.message
+        item = f"{self.spec.name}[{loc[1]}]"
+        label = f"item {loc[1] + 1} of {self.spec.label.lower() or self.spec.name}"
+        key = loc[2] if len(loc) > 2 and isinstance(loc[2], str) else None
+        if key is not None and f"{item}.{key}" in error.message:
+            item, label = f"{item}.{key}", f"{label}: {key}"
+        return error.message.replace(item, label, 1)
 
     def show_line(self, markup: str) -> None:
         """Put ``markup`` (an error or a neutral hint) under the row."""
@@ -364,9 +377,9 @@ class IntField(FieldRow):
     def hint(self) -> str:
         return self.moved
 
-    def show_errors(self, messages: Sequence[str]) -> None:
-        if messages or not self.moved:
-            super().show_errors(messages)
+    def show_errors(self, errors: Sequence[ErrorDetail]) -> None:
+        if errors or not self.moved:
+            super().show_errors(errors)
         else:
             self.show_line(hint_html(self.moved))
 

@@ -90,12 +90,12 @@ class ExtraField(FieldRow):
             for name, row in self.fields.items():
                 row.set_value(given.get(name, OMIT))
 
-    def show_details(self, errors: Sequence[ErrorDetail]) -> None:
-        """Errors inside a key go under that key's row; the rest under the whole."""
+    def show_errors(self, errors: Sequence[ErrorDetail]) -> None:
+        """Errors inside a key (``loc`` ``("extra_params", "seed", ...)``) go under that key's
+        row; the rest under the whole."""
         for name, row in self.fields.items():
-            row.show_errors([e.message for e in errors if len(e.loc) > 1 and e.loc[1] == name])
-        own = [e.message for e in errors if len(e.loc) < 2 or e.loc[1] not in self.fields]
-        self.show_errors(own)
+            row.show_errors([e for e in errors if len(e.loc) > 1 and e.loc[1] == name])
+        super().show_errors([e for e in errors if len(e.loc) < 2 or e.loc[1] not in self.fields])
 
 
 class ModelForm(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
@@ -256,15 +256,12 @@ class ModelForm(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets
         self._shown = preview
         for name, row in self.fields.items():
             row.hidden = name in preview.hidden
-            if not self.shows_messages_of(name):
-                if isinstance(row, ExtraField):
-                    row.show_details([])
-                hint = row.hint()
-                row.show_line(hint_html(hint) if hint else "")
-            elif isinstance(row, ExtraField):
-                row.show_details([e for e in preview.errors if e.loc and e.loc[0] == name])
+            if self.shows_messages_of(name):
+                row.show_errors([e for e in preview.errors if e.loc and e.loc[0] == name])
+            elif hint := row.hint():
+                row.show_line(hint_html(hint))
             else:
-                row.show_errors(preview.messages_for(name))
+                row.show_errors([])  # the rows inside (extra_params' keys) are emptied too
         self._place_lists()
         note = ""
         if preview.hidden:

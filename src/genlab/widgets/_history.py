@@ -22,7 +22,7 @@ import ipywidgets as widgets
 
 from genlab.catalog import CATALOG
 from genlab.client.journal import TaskJournal
-from genlab.display import BORDER, EMPTY, MUTED, TEXT, escape, status_badge, table, text
+from genlab.display import BORDER, EMPTY, MUTED, TEXT, escape, status_badge, text
 from genlab.history import DISPLAY_COLUMNS, History
 from genlab.report import record_html
 from genlab.widgets._background import Background
@@ -32,21 +32,6 @@ STATUSES = ("queued", "processing", "succeeded", "failed")
 NO_PRICE = "no published price"
 """The tooltip of a dash in the credits column."""
 
-
-def table_html(rows: Sequence[Mapping[str, str]]) -> str:
-    """Rows of :meth:`genlab.History.recent` (newest first) as an escaped HTML table.
-
-    Example:
-        >>> table_html([])
-        '<i>No tasks yet.</i>'
-        >>> "&lt;b&gt;" in table_html([{"prompt": "<b>kite</b>", "status": "queued"}])
-        True
-    """
-    return table(DISPLAY_COLUMNS, rows, wrapped=WRAPPED, empty="No tasks yet.")
-
-
-WRAPPED = frozenset({"prompt", "error_message", "mode"})
-"""Columns whose cells wrap in :func:`table_html`; names, times and numbers never break."""
 
 # Each column's width: the short ones as wide as their whole text ("11-26 13:52",
 # "succeeded", a shortened id), which the grid gives them first; the prompt, mode and error

@@ -25,7 +25,7 @@ Example:
     rater = genlab.rate(cmp)          # the last expression of a cell: displayed
     rater.current.left                # the task id on the left (models stay hidden)
     rater.answer("left")              # as the button or the key 1 does
-    rater.leaderboard                 # the latest leaderboard (a DataFrame)
+    rater.leaderboard                 # the latest Leaderboard (its table: .df)
 """
 
 from __future__ import annotations

@@ -19,21 +19,23 @@ The Studio can be driven from code as well as by hand::
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
+import traitlets
 
 from genlab._errors import InvalidParameterError
 from genlab.catalog import CATALOG, Preview, preview
 from genlab.display import BORDER, MUTED, TEXT, escape, lines, styled, text
 from genlab.widgets._background import Background
 from genlab.widgets._browser import reveal_newest_card
-from genlab.widgets._card import TaskCard, media_dir_or_temp
+from genlab.widgets._card import TaskCard
 from genlab.widgets._compare import ComparePanel
 from genlab.widgets._fields import (
     STYLE,
-    error_html,
+    error_lines_html,
     hint_html,
     side_label,
     toggle_buttons,
@@ -44,6 +46,7 @@ from genlab.widgets._money import ReuseOffer, money_line
 from genlab.widgets._offline import OFFLINE_HTML
 from genlab.widgets._protocols import StudioClient
 from genlab.widgets._references import ReferenceList
+from genlab.widgets._task import media_dir_or_temp
 from genlab.widgets._tasks import TaskList
 
 if TYPE_CHECKING:
@@ -54,6 +57,43 @@ if TYPE_CHECKING:
 # Controls whose values mean the same in every model that has them: they follow the person.
 SHARED_KINDS = frozenset({"prompt", "enum", "int", "bool", "text"})
 SUBMIT_TIP = "Send the request; a task card appears under Tasks"
+
+
+def _genlab_client(client: StudioClient) -> StudioClient:
+    if not isinstance(client, StudioClient):
+        raise TypeError(
+            f"Studio needs a genlab.Client (its tasks run on the client's runner thread), "
+            f"got {type(client).__name__}"
+        )
+    return client
+
+
+def _known_model(model: str) -> str:
+    if model not in CATALOG:
+        raise ValueError(f"unknown model {model!r}; use one of {', '.join(CATALOG)}")
+    return model
+
+
+class StudioState(traitlets.HasTraits):
+    """What a Studio stands for, apart from its widgets: the model shown (observe ``model``)
+    and the person's latest values of the fields that mean the same in every model."""
+
+    model = traitlets.Unicode()
+    shared = traitlets.Dict()
+    """Field name -> (its kind, the person's latest value), for :data:`SHARED_KINDS`."""
+
+    def remember(self, form: ModelForm, only: str | None = None) -> None:
+        """The values of the shared-meaning fields the person edited in ``form`` (``only``:
+        that one field, if edited)."""
+        for name in form.touched if only is None else {only} & form.touched:
+            row = form.fields.get(name)
+            if row is not None and row.spec.kind in SHARED_KINDS:
+                self.shared[name] = (row.spec.kind, row.get_value())
+
+    def forget(self, names: Iterable[str]) -> None:
+        """Those fields follow nobody any more (a reset form)."""
+        for name in names:
+            self.shared.pop(name, None)
 
 
 def studio(
@@ -94,11 +134,14 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         history_rows: how many recent tasks the history panel shows.
 
     Attributes:
+        state: the :class:`StudioState` (``state.model``: observe it to follow the model).
         forms: model -> its form, built the first time the model is shown.
-        cards: the task cards, oldest first (shown newest first, in a scrolling list).
-        submit_button, kind_picker, model_picker, mode_label, credits_label, errors, hint,
-        notices, reuse_offer, tabs (tasks, compare, history), card_box, clear_button,
-        history_panel, compare_panel: the parts, for tests and custom layouts.
+        cards: the task cards, oldest first (shown newest first, in a scrolling list); each
+            draws its :class:`~genlab.widgets._task.Task`, which talks to the client.
+        submit_button, kind_picker, model_picker (the shown kind's; ``pickers``: one per
+        kind), mode_label, credits_label, errors, hint, notices, reuse_offer, tabs (tasks,
+        compare, history), card_box, clear_button, history_panel, compare_panel: the parts,
+        for tests and custom layouts. ``__init__`` lists the rows in the order shown.
 
     Fields with the same meaning in several models (prompt, resolution, duration,
     aspect_ratio, generate_audio: the scalar fields that share a name and a control) follow
@@ -116,80 +159,23 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         history_rows: int = 20,
     ) -> None:
         super().__init__()
-        if not isinstance(client, StudioClient):
-            raise TypeError(
-                f"Studio needs a genlab.Client (its tasks run on the client's runner thread), "
-                f"got {type(client).__name__}"
-            )
-        self.client = client
         self.add_class("genlab-studio")
-        self._work = Background.shared()
+        self.client = _genlab_client(client)
         self.media_dir = media_dir_or_temp(media_dir)
+        self.state = StudioState(model=_known_model(model or next(iter(CATALOG))))
         self.forms: dict[str, ModelForm] = {}
         self._checked: Preview | None = None
-        self._switching = False
-        self._loading = False
-        self._by_kind: dict[str, list[str]] = {}
-        for name, cls in CATALOG.items():
-            self._by_kind.setdefault(cls.KIND, []).append(name)
-        first = model or next(iter(CATALOG))
-        if first not in CATALOG:
-            raise ValueError(f"unknown model {first!r}; use one of {', '.join(CATALOG)}")
-        self._last = {kind: names[0] for kind, names in self._by_kind.items()}
-        self._shared: dict[str, tuple[str, Any]] = {}
-
-        self.kind_picker = toggle_buttons("video or image models", list(self._by_kind))
-        self.kind_picker.value = CATALOG[first].KIND
-        self.kind_picker.add_class("genlab-kind-picker")
-        self.model_picker = widgets.Dropdown(
-            options=self._by_kind[CATALOG[first].KIND], value=first, description="model",
-            style=STYLE,
-        )
-        self.model_picker.add_class("genlab-model-picker")
-        self.summary = widgets.HTML()
-        self.form_box = widgets.VBox()
-        self.mode_label = widgets.HTML()
-        self.credits_label = widgets.HTML()
-        self.credits_label.add_class("genlab-money")
-        self.errors = widgets.HTML()
-        self.hint = widgets.HTML()
-        self.notices = widgets.HTML()
-        self.reuse_offer = ReuseOffer(client, self._submit_clicked)
-        self.submit_button = widgets.Button(
-            description="Submit", icon="play", button_style="primary",
-            tooltip=SUBMIT_TIP,
-            layout=widgets.Layout(width="auto", min_width="8em", flex="0 0 auto"),
-        )
-        self.submit_button.add_class("genlab-submit")
-        self.submit_button.on_click(lambda _b: self._submit_clicked())
-        self.reset_button = widgets.Button(
-            description="Reset form", icon="undo",
-            layout=widgets.Layout(width="auto", flex="0 0 auto"),
-        )
-        self.reset_button.on_click(lambda _b: self.reset())
-        self.tasks = TaskList()
-        self.card_box, self.clear_button = self.tasks.card_box, self.tasks.clear_button
-        self.history_panel = HistoryPanel(client.history, limit=history_rows)
-        self.compare_panel = ComparePanel(client, settings=lambda: self.body)
-        # History and Compare sit beside the cards, never below all of them.
-        self.tabs = widgets.Tab(
-            children=[self.tasks, self.compare_panel, self.history_panel],
-            titles=("Tasks", "Compare models", "History"),
-        )
-        self.tabs.add_class("genlab-tabs")
-        self._reveal = widgets.HTML()  # brings a new card into view (empty: no height)
-        # The history shows what just happened: refreshed when its tab opens, after a compare.
-        self.history_panel.follow(self.tabs)
-        self.compare_panel.on_finished = self.history_panel.refresh
-        self.kind_picker.observe(self._kind_picked, "value")
-        self.model_picker.observe(self._model_picked, "value")
+        self._work = Background.shared()
+        self._build_pickers()
+        self._build_checks()
+        self._build_actions()
+        self._build_tabs(history_rows)
         self.children = [
             # One line: the title and the service; the form below must leave Submit in view.
             widgets.HTML(text("genlab studio", TEXT, tag="h3",
                               css="margin:0 0.6em 0 0;display:inline")
                          + text(client.base_url, MUTED) + OFFLINE_HTML),
-            widgets.HBox([side_label("kind"), self.kind_picker, self.model_picker],
-                         layout=widgets.Layout(flex_flow="row wrap")),
+            self.picker_row,
             self.summary,
             self.form_box,
             widgets.HBox([self.mode_label, self.credits_label],
@@ -204,14 +190,88 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
             self.tabs,
         ]
         self.layout.border_top = f"1px solid {BORDER}"
-        self._show(first)
+        self.state.observe(lambda change: self._show(change["new"]), "model")
+        self._show(self.model)
+
+    # --- the parts -----------------------------------------------------------------------
+
+    def _build_pickers(self) -> None:
+        """The kind (video, image) and, per kind, a model picker that remembers its choice;
+        the shown one is the kind picker's."""
+        by_kind: dict[str, list[str]] = {}
+        for name, cls in CATALOG.items():
+            by_kind.setdefault(cls.KIND, []).append(name)
+        first = self.model
+        self.kind_picker = toggle_buttons("video or image models", list(by_kind))
+        self.kind_picker.value = CATALOG[first].KIND
+        self.kind_picker.add_class("genlab-kind-picker")
+        self.pickers: dict[str, widgets.Dropdown] = {}
+        for kind, names in by_kind.items():
+            picker = widgets.Dropdown(options=names, value=first if first in names else names[0],
+                                      description="model", style=STYLE)
+            picker.add_class("genlab-model-picker")
+            picker.observe(functools.partial(self._model_picked, kind), "value")
+            self.pickers[kind] = picker
+        self._kind_label = side_label("kind")
+        self.picker_row = widgets.HBox([self._kind_label, self.kind_picker, self.model_picker],
+                                       layout=widgets.Layout(flex_flow="row wrap"))
+        self.kind_picker.observe(lambda change: self.select(self.pickers[change["new"]].value),
+                                 "value")
+
+    def _build_checks(self) -> None:
+        """What the catalog says about the form, around it."""
+        self.summary = widgets.HTML()
+        self.form_box = widgets.VBox()
+        self.mode_label = widgets.HTML()
+        self.credits_label = widgets.HTML()
+        self.credits_label.add_class("genlab-money")
+        self.errors = widgets.HTML()
+        self.hint = widgets.HTML()
+        self.notices = widgets.HTML()
+
+    def _build_actions(self) -> None:
+        """Submit, Reset and the offer to reuse a result this request already has."""
+        self.reuse_offer = ReuseOffer(self.client, self._submit_clicked)
+        self.submit_button = widgets.Button(
+            description="Submit", icon="play", button_style="primary",
+            tooltip=SUBMIT_TIP,
+            layout=widgets.Layout(width="auto", min_width="8em", flex="0 0 auto"),
+        )
+        self.submit_button.add_class("genlab-submit")
+        self.submit_button.on_click(lambda _b: self._submit_clicked())
+        self.reset_button = widgets.Button(
+            description="Reset form", icon="undo",
+            layout=widgets.Layout(width="auto", flex="0 0 auto"),
+        )
+        self.reset_button.on_click(lambda _b: self.reset())
+
+    def _build_tabs(self, history_rows: int) -> None:
+        """Tasks, Compare and History, beside each other (never all below the cards)."""
+        self.tasks = TaskList()
+        self.card_box, self.clear_button = self.tasks.card_box, self.tasks.clear_button
+        self.history_panel = HistoryPanel(self.client.history, limit=history_rows)
+        self.compare_panel = ComparePanel(self.client, settings=lambda: self.body)
+        self.tabs = widgets.Tab(
+            children=[self.tasks, self.compare_panel, self.history_panel],
+            titles=("Tasks", "Compare models", "History"),
+        )
+        self.tabs.add_class("genlab-tabs")
+        self._reveal = widgets.HTML()  # brings a new card into view (empty: no height)
+        # The history shows what just happened: refreshed when its tab opens, after a compare.
+        self.history_panel.follow(self.tabs)
+        self.compare_panel.on_finished = self.history_panel.refresh
 
     # --- the model ---------------------------------------------------------------------
 
     @property
     def model(self) -> str:
         """The model shown."""
-        return str(self.model_picker.value)
+        return str(self.state.model)
+
+    @property
+    def model_picker(self) -> widgets.Dropdown:
+        """The model picker shown: the one of the kind picked."""
+        return self.pickers[self.kind_picker.value]
 
     @property
     def form(self) -> ModelForm:
@@ -220,30 +280,11 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
 
     def select(self, model: str) -> None:
         """Show ``model``'s form (built once, then reused)."""
-        if model not in CATALOG:
-            raise ValueError(f"unknown model {model!r}; use one of {', '.join(CATALOG)}")
-        if model == self.model and model in self.forms:
-            return
-        kind = CATALOG[model].KIND
-        self._switching = True
-        try:
-            if self.kind_picker.value != kind:
-                self.kind_picker.value = kind
-            if tuple(self.model_picker.options) != tuple(self._by_kind[kind]):
-                self.model_picker.options = self._by_kind[kind]
-            self.model_picker.value = model
-        finally:
-            self._switching = False
-        self._show(model)
+        self.state.model = _known_model(model)
 
-    def _kind_picked(self, change: dict[str, Any]) -> None:
-        if self._switching:
-            return
-        self.select(self._last[change["new"]])
-
-    def _model_picked(self, change: dict[str, Any]) -> None:
-        if not self._switching:
-            self._show(change["new"])
+    def _model_picked(self, kind: str, change: dict[str, Any]) -> None:
+        if kind == self.kind_picker.value:  # the other kind's picker follows silently
+            self.select(change["new"])
 
     def _form_for(self, model: str) -> ModelForm:
         form = self.forms.get(model)
@@ -253,12 +294,18 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         return form
 
     def _show(self, model: str) -> None:
+        # The pickers follow the model: its kind's picker first, so the kind picker's own
+        # report finds the model already chosen there.
+        kind = CATALOG[model].KIND
+        self.pickers[kind].value = model
+        self.kind_picker.value = kind
+        shown = (self._kind_label, self.kind_picker, self.model_picker)
+        if self.picker_row.children != shown:
+            self.picker_row.children = shown
         form = self._form_for(model)
         self._carry(form)
-        self._last[CATALOG[model].KIND] = model
         self.form_box.children = [form]
-        cls = CATALOG[model]
-        self.summary.value = text(cls.SUMMARY, MUTED, tag="div", size="90%",
+        self.summary.value = text(CATALOG[model].SUMMARY, MUTED, tag="div", size="90%",
                                   css="line-height:1.4;margin:2px 0 6px")
         self._refresh()
 
@@ -266,39 +313,26 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         # An edit may reach a form just replaced: the browser still showed it when the person
         # typed, a moment after switching models. It goes to the form shown now, wherever
         # that form has the same field.
-        if self._loading:
-            return
         if form is self.form:
-            self._remember(form)
+            self.state.remember(form)
         else:  # only the field just edited: the rest of that form is older than this one
-            self._remember(form, only=form.last_edited)
+            self.state.remember(form, only=form.last_edited)
             self._carry(self.form)
         self._refresh()
-
-    def _remember(self, form: ModelForm, only: str | None = None) -> None:
-        # The person's latest values of the shared-meaning fields they edited.
-        for name in form.touched if only is None else {only} & form.touched:
-            row = form.fields.get(name)
-            if row is not None and row.spec.kind in SHARED_KINDS:
-                self._shared[name] = (row.spec.kind, row.get_value())
 
     def _carry(self, form: ModelForm) -> None:
         """Give ``form`` the person's values of the fields it shares (same name and control);
         a value its control cannot hold (a duration past its range) leaves its own."""
-        self._loading = True
-        try:
-            for name, (kind, value) in self._shared.items():
-                row = form.fields.get(name)
-                if row is None or row.spec.kind != kind or row.get_value() == value:
-                    continue
-                try:
-                    with form.quiet():
-                        row.set_value(value)
-                except ValueError:
-                    continue
-                form.touched.add(name)
-        finally:
-            self._loading = False
+        for name, (kind, value) in self.state.shared.items():
+            row = form.fields.get(name)
+            if row is None or row.spec.kind != kind or row.get_value() == value:
+                continue
+            try:
+                with form.silently():  # the Studio refreshes once, after
+                    row.set_value(value)
+            except ValueError:
+                continue
+            form.touched.add(name)
 
     # --- reading and setting the form --------------------------------------------------
 
@@ -317,8 +351,8 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         Example:
             studio.set(model="video-a", prompt="a fox", duration=10)
         """
-        if model is not None and model not in CATALOG:
-            raise ValueError(f"unknown model {model!r}; use one of {', '.join(CATALOG)}")
+        if model is not None:
+            _known_model(model)
         self._form_for(model or self.model).check(**fields)
         if model is not None:
             self.select(model)
@@ -326,8 +360,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
 
     def reset(self) -> None:
         """The shown form back to its defaults, with no message until a field is touched."""
-        for name in self.form.fields:
-            self._shared.pop(name, None)
+        self.state.forget(self.form.fields)
         self.form.reset()
 
     def add_file(
@@ -359,10 +392,8 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         return self._checked
 
     def _refresh(self) -> None:
-        if self._loading:
-            return
         form = self.form
-        self._remember(form)
+        self.state.remember(form)
         checked = preview(form.body)
         self._checked = checked
         form.show(checked)
@@ -372,7 +403,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         # Each message once: under its field; here only those no visible field shows.
         loose, waiting = form.unshown(checked)
         shown = loose if (form.touched or form.attempted) else []
-        self._assign(self.errors, error_html(shown))
+        self._assign(self.errors, error_lines_html(shown))
         todo = "" if checked.valid or not waiting else (
             "To submit, fill in: " + ", ".join(form.fields[n].spec.label for n in waiting)
         )
@@ -450,7 +481,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         except InvalidParameterError:
             pass  # every message is shown under its field now
         except Exception as exc:  # a widget callback: shown, never raised
-            self.errors.value = error_html([f"{type(exc).__name__}: {exc}"])
+            self.errors.value = error_lines_html([f"{type(exc).__name__}: {exc}"])
 
     # --- the task cards ----------------------------------------------------------------
 

@@ -16,7 +16,7 @@ import re
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ import genlab
 from genlab.catalog import CATALOG, OMIT, Mode, RequestBase, form_fields
 from genlab.client import BudgetQuote, TaskRecord
 from genlab.client.journal import MemoryJournal, TaskJournal
-from genlab.emulator import EmulatorHandle, start
+from genlab.emulator import EmulatorHandle
 from genlab.widgets import (
     Background,
     HistoryPanel,
@@ -41,7 +41,6 @@ from genlab.widgets._fields import BoolField, ChoiceField, IntField, PromptField
 from genlab.widgets._form import ExtraField
 from genlab.widgets._shots import ShotList
 
-API_KEY = "studio-test-key-42"
 MODELS = list(CATALOG)
 WAIT = 120.0  # a safety net for a busy machine, not an assertion
 ROW_TYPES = {
@@ -66,31 +65,6 @@ def _png() -> bytes:
 
 def _widget_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name.startswith("genlab-widgets")]
-
-
-@pytest.fixture(autouse=True)
-def no_leaked_threads() -> Iterator[None]:
-    """Every test ends with the widgets' shared pool shut down and its threads gone."""
-    yield
-    Background.shared().shutdown()
-    assert _widget_threads() == []
-
-
-@pytest.fixture(scope="module")
-def emulator() -> Iterator[EmulatorHandle]:
-    with start(api_key=API_KEY, time_scale=0.02) as handle:
-        yield handle
-
-
-@pytest.fixture
-def client(emulator: EmulatorHandle) -> Iterator[genlab.Client]:
-    with genlab.Client(emulator.base_url, API_KEY, poll_scale=0.05) as c:
-        yield c
-
-
-@pytest.fixture
-def studio(client: genlab.Client, tmp_path: Path) -> Studio:
-    return Studio(client, media_dir=tmp_path / "media")
 
 
 def _finish(card: TaskCard) -> None:
@@ -491,7 +465,7 @@ def test_prompt_and_service_errors_are_escaped(studio: Studio) -> None:
 def test_a_card_from_code_on_a_closed_client_shows_the_error(
     emulator: EmulatorHandle, tmp_path: Path
 ) -> None:
-    client = genlab.Client(emulator.base_url, API_KEY)
+    client = genlab.Client(emulator.base_url, emulator.api_key)
     client.close()
     card = TaskCard(client, {"model": "image-b", "prompt": "a kite"}, media_dir=tmp_path)
     card.start()
@@ -505,7 +479,9 @@ def test_history_panel_lists_filters_and_escapes(emulator: EmulatorHandle, tmp_p
     from genlab.history import DISPLAY_COLUMNS, History
 
     history = History(tmp_path / "history.sqlite")
-    with genlab.Client(emulator.base_url, API_KEY, poll_scale=0.05, history=history) as client:
+    with genlab.Client(
+        emulator.base_url, emulator.api_key, poll_scale=0.05, history=history
+    ) as client:
         studio = Studio(client, media_dir=tmp_path)
         studio.set(model="image-b", prompt="<b>bold</b> kite")
         card = studio.submit()
@@ -560,7 +536,9 @@ def test_history_rows_open_to_their_card_and_the_panel_follows_new_work(
     from genlab.history import History
 
     history = History(tmp_path / "history.sqlite")
-    with genlab.Client(emulator.base_url, API_KEY, poll_scale=0.05, history=history) as client:
+    with genlab.Client(
+        emulator.base_url, emulator.api_key, poll_scale=0.05, history=history
+    ) as client:
         studio = Studio(client, media_dir=tmp_path)
         panel = studio.history_panel
         # Work done outside the Studio shows when the History tab is opened.
@@ -646,7 +624,7 @@ def test_genlab_studio_shortcut(client: genlab.Client, tmp_path: Path) -> None:
 
 def test_studio_refuses_an_async_client(emulator: EmulatorHandle) -> None:
     with pytest.raises(TypeError, match="needs a genlab.Client"):
-        Studio(genlab.AsyncClient(emulator.base_url, API_KEY))
+        Studio(genlab.AsyncClient(emulator.base_url, emulator.api_key))
 
 
 def test_import_genlab_does_not_import_ipywidgets() -> None:

@@ -20,36 +20,12 @@ import pytest
 
 import genlab
 from genlab.catalog import CATALOG, form_fields
-from genlab.emulator import EmulatorHandle, start
-from genlab.widgets import Background, ReferenceList, Studio, TaskCard
+from genlab.emulator import EmulatorHandle
+from genlab.widgets import ReferenceList, Studio, TaskCard
 from genlab.widgets._card import request_code
 from genlab.widgets._fields import IntField
 
-API_KEY = "studio-form-key-3"
 WAIT = 120.0
-
-
-@pytest.fixture(autouse=True)
-def pool_shut_down() -> Iterator[None]:
-    yield
-    Background.shared().shutdown()
-
-
-@pytest.fixture(scope="module")
-def emulator() -> Iterator[EmulatorHandle]:
-    with start(api_key=API_KEY, time_scale=0.02) as handle:
-        yield handle
-
-
-@pytest.fixture
-def client(emulator: EmulatorHandle) -> Iterator[genlab.Client]:
-    with genlab.Client(emulator.base_url, API_KEY, poll_scale=0.05) as c:
-        yield c
-
-
-@pytest.fixture
-def studio(client: genlab.Client, tmp_path: Path) -> Studio:
-    return Studio(client, media_dir=tmp_path / "media")
 
 
 def _png() -> bytes:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import concurrent.futures
 import os
 import re
-import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -21,35 +20,9 @@ import genlab
 from genlab.catalog import RequestBase
 from genlab.client import BudgetQuote, TaskRecord
 from genlab.client.journal import MemoryJournal, TaskJournal
-from genlab.emulator import EmulatorHandle, start
-from genlab.widgets import Background, Studio, TaskCard
+from genlab.widgets import Studio, TaskCard
 
-API_KEY = "studio-person-key-7"
 WAIT = 120.0
-
-
-@pytest.fixture(autouse=True)
-def no_leaked_threads() -> Iterator[None]:
-    yield
-    Background.shared().shutdown()
-    assert [t for t in threading.enumerate() if t.name.startswith("genlab-widgets")] == []
-
-
-@pytest.fixture(scope="module")
-def emulator() -> Iterator[EmulatorHandle]:
-    with start(api_key=API_KEY, time_scale=0.02) as handle:
-        yield handle
-
-
-@pytest.fixture
-def client(emulator: EmulatorHandle) -> Iterator[genlab.Client]:
-    with genlab.Client(emulator.base_url, API_KEY, poll_scale=0.05) as c:
-        yield c
-
-
-@pytest.fixture
-def studio(client: genlab.Client, tmp_path: Path) -> Studio:
-    return Studio(client, media_dir=tmp_path / "media")
 
 
 def _walk(widget: widgets.Widget) -> Iterator[widgets.Widget]:

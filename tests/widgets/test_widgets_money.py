@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import html
 import re
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,19 +18,12 @@ import pytest
 import genlab
 from genlab.client import Budget, ReusedRecord
 from genlab.emulator import EmulatorHandle, start
-from genlab.widgets import Background, Studio, StudioClient
+from genlab.widgets import Studio, StudioClient
 
 API_KEY = "studio-money-key-3"
 WAIT = 120.0
 # video-a at 480P: 80 credits per second (published), so 2 s = 160 credits.
 SETTINGS = {"prompt": "a red kite", "duration": 2, "resolution": "480P"}
-
-
-@pytest.fixture(autouse=True)
-def no_leaked_threads() -> Iterator[None]:
-    yield
-    Background.shared().shutdown()
-    assert [t for t in threading.enumerate() if t.name.startswith("genlab-widgets")] == []
 
 
 @pytest.fixture
