@@ -396,11 +396,12 @@ def test_rating_an_experiment_pairs_its_versions_blind_and_ranks_them(
     assert len(votes) == 8 and set(votes["tag"]) == {"blind"}
     assert not votes["prompt"].str.contains("soaring|at dusk").any()
     board = genlab.leaderboard(history, by="prompt_version", experiment="blind", seed=0)
-    assert board.index.tolist() == ["kite@2", "kite@1"]
-    assert int(board.loc["kite@2", "wins"]) == 8 and board.loc["kite@2", "status"] == "ranked"
-    assert board.loc["kite@2", "lower"] < board.loc["kite@2", "score"] < \
-        board.loc["kite@2", "upper"]
-    assert rater.leaderboard is not None and rater.leaderboard.index[0] == "kite@2"
+    table = board.df
+    assert table.index.tolist() == ["kite@2", "kite@1"]
+    assert int(table.loc["kite@2", "wins"]) == 8 and table.loc["kite@2", "status"] == "ranked"
+    assert table.loc["kite@2", "lower"] < table.loc["kite@2", "score"] < \
+        table.loc["kite@2", "upper"]
+    assert rater.leaderboard is not None and rater.leaderboard.df.index[0] == "kite@2"
     assert "kite@2" in rater.board.value
     with pytest.raises(ValueError, match="rated as prompt versions"):
         genlab.rate(exp, by="model")
