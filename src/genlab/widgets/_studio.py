@@ -42,6 +42,7 @@ from genlab.widgets._form import ModelForm
 from genlab.widgets._history import HistoryPanel
 from genlab.widgets._money import ReuseOffer, money_line
 from genlab.widgets._offline import OFFLINE_HTML
+from genlab.widgets._prompt_versions import PromptVersions
 from genlab.widgets._protocols import StudioClient
 from genlab.widgets._references import ReferenceList
 from genlab.widgets._tasks import TaskList
@@ -98,7 +99,9 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         cards: the task cards, oldest first (shown newest first, in a scrolling list).
         submit_button, kind_picker, model_picker, mode_label, credits_label, errors, hint,
         notices, reuse_offer, tabs (tasks, compare, history), card_box, clear_button,
-        history_panel, compare_panel: the parts, for tests and custom layouts.
+        history_panel, compare_panel, prompt_versions (under the prompt field: save its
+        text as a version of a named prompt, load a version): the parts, for tests and
+        custom layouts.
 
     Fields with the same meaning in several models (prompt, resolution, duration,
     aspect_ratio, generate_audio: the scalar fields that share a name and a control) follow
@@ -167,6 +170,9 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
             layout=widgets.Layout(width="auto", flex="0 0 auto"),
         )
         self.reset_button.on_click(lambda _b: self.reset())
+        # Under the prompt field of every form: save its text as a version, load one back.
+        self.prompt_versions = PromptVersions(client.history, self._prompt_text,
+                                              self._put_prompt)
         self.tasks = TaskList()
         self.card_box, self.clear_button = self.tasks.card_box, self.tasks.clear_button
         self.history_panel = HistoryPanel(client.history, limit=history_rows)
@@ -256,6 +262,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         form = self._form_for(model)
         self._carry(form)
         self._last[CATALOG[model].KIND] = model
+        form.attach("prompt", self.prompt_versions)
         self.form_box.children = [form]
         cls = CATALOG[model]
         self.summary.value = text(cls.SUMMARY, MUTED, tag="div", size="90%",
@@ -301,6 +308,16 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
             self._loading = False
 
     # --- reading and setting the form --------------------------------------------------
+
+    def _prompt_text(self) -> str:
+        row = self.form.fields.get("prompt")
+        value = row.get_value() if row is not None else ""
+        return value if isinstance(value, str) else ""
+
+    def _put_prompt(self, value: str) -> None:
+        if "prompt" not in self.form.fields:
+            raise ValueError(f"{self.model} has no prompt field")
+        self.set(prompt=value)
 
     def set(self, model: str | None = None, **fields: Any) -> None:
         """Switch model (optional) and set fields; all of it, or nothing.
