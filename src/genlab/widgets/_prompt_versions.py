@@ -105,12 +105,16 @@ class PromptVersions(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no t
         self.save_button.on_click(lambda _b: self._clicked(self.save))
         self.load_button.on_click(lambda _b: self._clicked(self.load))
         self.name_box.observe(lambda _c: self._list_versions(), "value")
+        # One line where there is room; else the version and Load wrap under the name box,
+        # never under the label.
+        controls = widgets.HBox(
+            [self.name_box, self.save_button, self.version_picker, self.load_button],
+            layout=widgets.Layout(flex_flow="row wrap", align_items="center",
+                                  flex="1 1 0%", min_width="0"),
+        )
         self.children = [
-            widgets.HBox(
-                [side_label("saved prompts", "Versions kept in the history, by name"),
-                 self.name_box, self.save_button, self.version_picker, self.load_button],
-                layout=widgets.Layout(flex_flow="row wrap", align_items="center"),
-            ),
+            widgets.HBox([side_label("saved prompts", "Versions kept in the history, by name"),
+                          controls], layout=widgets.Layout(align_items="flex-start")),
             self.message,
         ]
         self.refresh()
