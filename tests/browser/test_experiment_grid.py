@@ -2,9 +2,9 @@
 open and at 1400 px: the word diff above the columns reads (every inserted and removed word
 is on screen, highlighted, its text at a contrast of at least 3:1 against its highlight, and
 the highlight differs from the header behind it), the page never scrolls sideways (a grid too
-wide for the cell scrolls inside its own box, its headers and first row in view), and a row's
-videos play and pause together while the other row's stay still. Run with
-``make test-browser``.
+wide for the cell, five versions beside the file browser, scrolls inside its own box to its
+last column), and a row's videos play and pause together while the other row's stay still.
+Run with ``make test-browser``.
 
 Screenshots go to ``build/browser-experiment-grid/``.
 """
@@ -38,6 +38,15 @@ exp = genlab.experiment(
     params={"duration": 5, "resolution": "480P"}, seeds=[1], max_credits=50_000,
 )
 exp
+"""
+
+# Five versions of an image prompt: more columns than fit beside the file browser at 1024 px.
+_WIDE = """\
+takes = [genlab.prompt(f"A paper kite over the dunes, take {n}", name="takes")
+         for n in range(1, 6)]
+wide = genlab.experiment(client, "grid-five-versions", prompts=takes, models=["image-b"],
+                         params={"resolution": "512"}, seeds=[1], max_credits=50_000)
+wide
 """
 
 # Colours are read by painting them: a canvas turns any CSS colour (rgb(), color-mix(),
@@ -131,16 +140,18 @@ def lab() -> Iterator[str]:
     monkeypatch = pytest.MonkeyPatch()
     monkeypatch.setenv("PYTHONPATH", str(ROOT / "src"))  # the kernel imports this checkout
     try:
-        with jupyterlab(BUILD) as base:
-            (BUILD / "notebooks" / NOTEBOOK).write_text(notebook_text(_EXPERIMENT))
+        # No autosave: each theme's page opens the notebook without the last one's outputs.
+        with jupyterlab(BUILD, autosave=3600) as base:
+            (BUILD / "notebooks" / NOTEBOOK).write_text(notebook_text(_EXPERIMENT, _WIDE))
             yield base
     finally:
         monkeypatch.undo()
 
 
 def _run(page: Any, base: str) -> Any:
-    """Open the notebook, run its cell, and return the grid once its videos can play. A run
-    sent before the kernel is ready may be dropped: sent again then."""
+    """Open the notebook, run its cells, and return the first grid once its videos can play
+    and the second's pictures are there. A run sent before the kernel is ready may be
+    dropped: sent again then."""
     page.goto(notebook_url(base, NOTEBOOK))
     page.wait_for_selector(".jp-Notebook .jp-Cell >> visible=true")
     try:  # a kernel dialog, when there is one, comes a moment after the cells
@@ -154,9 +165,13 @@ def _run(page: Any, base: str) -> Any:
             dialog.get_by_role("button", name="Select", exact=True).click()
             dialog.wait_for(state="detached")
         page.locator(".jp-CodeCell .cm-content").first.click()
-        page.keyboard.press("Control+Enter")
+        page.keyboard.press("Escape")
+        page.get_by_role("menuitem", name="Run", exact=True).click()
+        page.get_by_text("Run All Cells", exact=True).click()
         try:
             grid.locator("tbody video").nth(3).wait_for(state="attached", timeout=180_000)
+            page.locator(".genlab-exp").nth(1).locator("tbody img").nth(4).wait_for(
+                state="attached", timeout=180_000)
             break
         except Exception:
             if attempt == 3:
@@ -206,6 +221,24 @@ def _check_fit(grid: Any, where: str) -> dict[str, Any]:
     left, right = fit["first_row_head"]
     assert fit["box_left"] - 1 <= left and right <= fit["box_right"] + 1, (where, fit)
     return fit
+
+
+def _check_wide_grid_scrolls_in_its_box(page: Any, wide: Any, where: str) -> None:
+    """Five versions beside the file browser at 1024 px: the grid scrolls sideways in its own
+    box (the page does not), and scrolled to its end the last version is in view."""
+    fit = _check_fit(wide, where)
+    inner, room = fit["scroller"]
+    assert inner > room + 1, (where, fit)  # more than there is room for: it scrolls itself
+    last = wide.locator("thead th").last
+    assert "takes@5" in last.inner_text(), where
+    wide.locator(".genlab-exp-scroll").evaluate("e => { e.scrollLeft = e.scrollWidth; }")
+    seen = wide.evaluate(
+        "(g) => { const box = g.querySelector('.genlab-exp-scroll').getBoundingClientRect();"
+        " const th = [...g.querySelectorAll('thead th')].pop().getBoundingClientRect();"
+        " return {box: [box.left, box.right], last: [th.left, th.right]}; }")
+    (box_left, box_right), (left, right) = seen["box"], seen["last"]
+    assert box_left - 1 <= left and right <= box_right + 1, (where, seen)
+    wide.locator(".genlab-exp-scroll").evaluate("e => { e.scrollLeft = 0; }")
 
 
 def _videos(grid: Any) -> list[list[dict[str, Any]]]:
@@ -272,6 +305,14 @@ def test_the_grid_reads_fits_and_plays_a_row_together(lab: str, theme: str) -> N
                     _check_diff(grid, where)
                     _check_fit(grid, where)
                     _check_rows_play_together(page, grid, where)
+                    wide = page.locator(".genlab-exp").nth(1)
+                    wide.evaluate("e => e.scrollIntoView({block: 'start'})")
+                    if width == 1024:
+                        _check_wide_grid_scrolls_in_its_box(page, wide, where)
+                    else:
+                        _check_fit(wide, where)
+                        page.mouse.move(width - 5, HEIGHT - 5)
+                        page.screenshot(path=str(BUILD / f"five-versions-{shade}-{width}.png"))
                     grid.evaluate("e => e.scrollIntoView({block: 'start'})")
                     page.mouse.move(width - 5, HEIGHT - 5)  # no row lit up by the pointer
                     page.screenshot(path=str(BUILD / f"experiment-grid-{shade}-{width}.png"))
