@@ -19,7 +19,7 @@ import pytest
 import genlab
 from _clocks import PausableClock
 from genlab import emulator
-from genlab.experiments import Prompt, prompt
+from genlab.experiments import Prompt, PromptDiff, prompt
 from genlab.history import History
 from genlab.media import Result
 
@@ -59,6 +59,18 @@ def kites(history: History) -> tuple[Prompt, Prompt]:
 
 
 # --- prompts ---------------------------------------------------------------------------------
+
+
+def test_a_phrase_replaced_reads_as_one_change_not_word_by_word() -> None:
+    diff = PromptDiff("A {subject} over {place} at dusk",
+                      "A {subject} over {place} in fading light, 35 mm")
+    assert str(diff) == "A {subject} over {place} [-at dusk-]{+in fading light, 35 mm+}"
+    # The removal and its replacement are two words on screen, a space between them.
+    assert ("<del class='genlab-del'>at dusk</del> "
+            "<ins class='genlab-ins'>in fading light, 35 mm</ins>") in diff.html()
+    # Words kept between two changes stay outside them.
+    assert str(PromptDiff("a red kite at dusk", "a blue kite at dawn")) == \
+        "a [-red-]{+blue+} kite at [-dusk-]{+dawn+}"
 
 
 def test_versions_aliases_and_diffs_are_kept_in_the_history(history_location: str) -> None:

@@ -233,8 +233,16 @@ class PromptDiff:
         """(``equal``/``replace``/``delete``/``insert``, old text, new text), in order."""
         old, new = _TOKENS.findall(self.before), _TOKENS.findall(self.after)
         matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-        return [(tag, "".join(old[i1:i2]), "".join(new[j1:j2]))
-                for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
+        ops: list[tuple[str, str, str]] = []
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            ops.append((tag, "".join(old[i1:i2]), "".join(new[j1:j2])))
+            # Only a space kept between two changes: one change ("at dusk" -> "in fading
+            # light"), not two interleaved word by word.
+            if (len(ops) >= 3 and ops[-1][0] != "equal" and ops[-3][0] != "equal"
+                    and ops[-2][0] == "equal" and not ops[-2][1].strip()):
+                (_, o1, n1), (_, space, _), (_, o2, n2) = ops[-3:]
+                ops[-3:] = [("replace", o1 + space + o2, n1 + space + n2)]
+        return ops
 
     @property
     def changed(self) -> bool:
@@ -270,6 +278,8 @@ class PromptDiff:
             if old.strip():
                 parts.append(_marked(old, "del"))
             if new.strip():
+                if old.strip():  # a removal and what replaced it read as two words
+                    parts.append(" ")
                 parts.append(_marked(new, "ins"))
             elif new:
                 parts.append(escape(new))

@@ -26,19 +26,29 @@ if TYPE_CHECKING:
 
     from genlab.experiments._experiment import Experiment
 
+SEED_LEAST, SEED_MOST, GAP = 120, 240, 6
+"""A seed's result is shown from 120 to 240 px wide, 6 px apart."""
+VARIABLES_WIDTH = "10em"
+"""The width of the grid's first column, the variables of each row."""
+
 _CSS = (
     ".genlab-exp{color:" + TEXT + "}"
     ".genlab-exp .genlab-exp-scroll{overflow-x:auto;max-width:100%}"
-    ".genlab-exp table.genlab-exp-grid{border-collapse:collapse;table-layout:auto}"
+    # Every column as wide as the others (the same model's results side by side at one
+    # size), the table no wider than its seeds need nor than the cell: past the room a seed
+    # needs at least, it scrolls in its own box; the page never does.
+    ".genlab-exp table.genlab-exp-grid{border-collapse:collapse;table-layout:fixed;"
+    "width:100%}"
     ".genlab-exp table.genlab-exp-grid th,.genlab-exp table.genlab-exp-grid td{"
     "border:1px solid " + BORDER + ";padding:6px;vertical-align:top;text-align:left}"
     ".genlab-exp table.genlab-exp-grid thead th{background:" + SHADE + ";max-width:28em;"
     "font-weight:normal}"
     ".genlab-exp table.genlab-exp-grid tbody th{background:" + SHADE + ";font-weight:normal;"
-    "white-space:nowrap}"
+    "overflow-wrap:anywhere}"
     ".genlab-exp .genlab-exp-label{color:" + MUTED + ";font-size:85%;margin:2px 0}"
     ".genlab-exp .genlab-exp-seeds{display:flex;flex-wrap:nowrap;gap:6px}"
-    ".genlab-exp .genlab-exp-seed{min-width:120px;max-width:240px}"
+    f".genlab-exp .genlab-exp-seed{{flex:1 1 0;min-width:{SEED_LEAST}px;"
+    f"max-width:{SEED_MOST}px}}"
     ".genlab-exp .genlab-exp-seed .genlab-media{max-width:240px}"
     ".genlab-exp .genlab-exp-seed video,.genlab-exp .genlab-exp-seed img{max-width:100%;"
     "height:auto}"
@@ -158,13 +168,21 @@ def grid_html(exp: Experiment, columns: Literal["prompt", "model"] = "prompt") -
         body.append(f"<tr class='genlab-row'><th>{_variables_html(variables)}</th>"
                     f"{''.join(tds)}</tr>")
     head = "".join(f"<th>{h}</th>" for h in header_cells)
+    # Column widths: as many seeds side by side as the fullest cell holds, padding and border.
+    side = max((len(m) for m in groups.values()), default=1)
+    least = side * SEED_LEAST + (side - 1) * GAP + 13
+    most = side * SEED_MOST + (side - 1) * GAP + 13
+    n = len(column_keys)
+    size = (f"min-width:calc({VARIABLES_WIDTH} + {n * least}px);"
+            f"max-width:calc({VARIABLES_WIDTH} + {n * most}px)")
+    cols = f"<colgroup><col style='width:{VARIABLES_WIDTH}'>{'<col>' * n}</colgroup>"
     money = (f"<div class='genlab-exp-money'>{escape(exp.money_line)}</div>"
              if exp.money_line else "")
     return (
         f"<div class='genlab-exp'><style>{_CSS}</style>"
         f"<div><b>{escape(exp.name)}</b></div>{money}{above}"
-        f"<div class='genlab-exp-scroll'><table class='genlab-exp-grid'>"
-        f"<thead><tr><th>variables</th>{head}</tr></thead>"
+        f"<div class='genlab-exp-scroll'><table class='genlab-exp-grid' style='{size}'>"
+        f"{cols}<thead><tr><th>variables</th>{head}</tr></thead>"
         f"<tbody>{''.join(body)}</tbody></table></div></div>"
     )
 

@@ -146,6 +146,16 @@ class ModelForm(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets
         self.children = [*rows[:at], self.references_bar, *rows[at:], self.hidden_note]
         self._place_lists()
 
+    def attach(self, name: str, widget: widgets.Widget) -> None:
+        """Show ``widget`` right under the row of field ``name`` (nowhere when the form has
+        no such field); the Studio puts its saved-prompt control under the prompt."""
+        children = [c for c in self.children if c is not widget]
+        row = self.fields.get(name)
+        if row is not None:
+            children.insert(children.index(row) + 1, widget)
+        if tuple(children) != tuple(self.children):
+            self.children = children
+
     def _place_lists(self) -> None:
         """A button on the bar for each empty list the mode accepts; no bar without one."""
         shown = 0

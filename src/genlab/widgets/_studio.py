@@ -44,6 +44,7 @@ from genlab.widgets._form import ModelForm
 from genlab.widgets._history import HistoryPanel
 from genlab.widgets._money import ReuseOffer, money_line
 from genlab.widgets._offline import OFFLINE_HTML
+from genlab.widgets._prompt_versions import PromptVersions
 from genlab.widgets._protocols import StudioClient
 from genlab.widgets._references import ReferenceList
 from genlab.widgets._task import media_dir_or_temp
@@ -140,8 +141,10 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
             draws its :class:`~genlab.widgets._task.Task`, which talks to the client.
         submit_button, kind_picker, model_picker (the shown kind's; ``pickers``: one per
         kind), mode_label, credits_label, errors, hint, notices, reuse_offer, tabs (tasks,
-        compare, history), card_box, clear_button, history_panel, compare_panel: the parts,
-        for tests and custom layouts. ``__init__`` lists the rows in the order shown.
+        compare, history), card_box, clear_button, history_panel, compare_panel,
+        prompt_versions (under the prompt field: save its text as a version of a named
+        prompt, load a version): the parts, for tests and custom layouts. ``__init__`` lists
+        the rows in the order shown.
 
     Fields with the same meaning in several models (prompt, resolution, duration,
     aspect_ratio, generate_audio: the scalar fields that share a name and a control) follow
@@ -247,6 +250,9 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
 
     def _build_tabs(self, history_rows: int) -> None:
         """Tasks, Compare and History, beside each other (never all below the cards)."""
+        # Under the prompt field of every form: save its text as a version, load one back.
+        self.prompt_versions = PromptVersions(self.client.history, self._prompt_text,
+                                              self._put_prompt)
         self.tasks = TaskList()
         self.card_box, self.clear_button = self.tasks.card_box, self.tasks.clear_button
         self.history_panel = HistoryPanel(self.client.history, limit=history_rows)
@@ -304,6 +310,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
             self.picker_row.children = shown
         form = self._form_for(model)
         self._carry(form)
+        form.attach("prompt", self.prompt_versions)
         self.form_box.children = [form]
         self.summary.value = text(CATALOG[model].SUMMARY, MUTED, tag="div", size="90%",
                                   css="line-height:1.4;margin:2px 0 6px")
@@ -335,6 +342,16 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
             form.touched.add(name)
 
     # --- reading and setting the form --------------------------------------------------
+
+    def _prompt_text(self) -> str:
+        row = self.form.fields.get("prompt")
+        value = row.get_value() if row is not None else ""
+        return value if isinstance(value, str) else ""
+
+    def _put_prompt(self, value: str) -> None:
+        if "prompt" not in self.form.fields:
+            raise ValueError(f"{self.model} has no prompt field")
+        self.set(prompt=value)
 
     def set(self, model: str | None = None, **fields: Any) -> None:
         """Switch model (optional) and set fields; all of it, or nothing.
