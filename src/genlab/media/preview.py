@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
-from genlab.media._info import MediaInfo, probe
+from genlab.media._info import MediaInfo, pillow_reads, probe
 from genlab.media._sniff import SNIFF_BYTES, sniff
 
 __all__ = [
@@ -319,6 +319,7 @@ def declared_pixels(data: bytes) -> tuple[int, int] | None:
         from PIL import Image
     except ImportError:
         return None
+    pillow_reads(data)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", Image.DecompressionBombWarning)
         try:
@@ -344,6 +345,7 @@ def image_preview(data: bytes, *, width: int = PREVIEW_WIDTH) -> tuple[bytes, st
         from PIL import Image, ImageOps
     except ImportError:  # Pillow is optional for reports; the caller embeds the original
         return None
+    pillow_reads(data)
     try:
         with Image.open(io.BytesIO(data)) as opened:
             opened.seek(0)
@@ -362,7 +364,7 @@ def image_preview(data: bytes, *, width: int = PREVIEW_WIDTH) -> tuple[bytes, st
             return out.getvalue(), "image/jpeg"
     except (OSError, ValueError, Image.DecompressionBombError):
         pass
-    frame = poster(data, width=width)  # HEIC and other stills only FFmpeg reads
+    frame = poster(data, width=width)  # stills only FFmpeg reads (HEIC without pillow-heif)
     return (frame, "image/jpeg") if frame else None
 
 
