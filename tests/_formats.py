@@ -283,6 +283,18 @@ def tiff() -> bytes:
     return _image(_picture(), None, "TIFF", compression="tiff_deflate")
 
 
+@functools.cache
+def heic() -> bytes:
+    """A HEIC still, as phones take photos (pillow-heif's HEVC encoder; Pillow has none)."""
+    import pytest
+    from PIL import Image
+
+    pillow_heif = pytest.importorskip("pillow_heif")
+    out = io.BytesIO()  # through pillow-heif's own API: Pillow is not taught to read HEIC here
+    pillow_heif.from_pillow(Image.fromarray(_picture())).save(out, quality=80)
+    return out.getvalue()
+
+
 @dataclass(frozen=True)
 class Format:
     """A format's maker and what a probe must find in it."""
@@ -340,5 +352,6 @@ IMAGES = [
            {"width": 60, "height": 40, "images": 4, "duration": 0.4}),
     Format("avif", avif, "image/avif", ".avif", {"width": 60, "height": 40}),
     Format("tiff", tiff, "image/tiff", ".tiff", {"width": 60, "height": 40}),
+    Format("heic", heic, "image/heic", ".heic", {"width": 60, "height": 40}),
 ]
 FORMATS = VIDEOS + IMAGES

@@ -74,7 +74,7 @@ from genlab.client._config import (
 )
 from genlab.client._durations import DurationModel, DurationSample, Estimate
 from genlab.client._limits import Purse, Slots, says_concurrency
-from genlab.client._media import download_task, measure
+from genlab.client._media import download_task, measure, start_previews
 from genlab.client._pacing import Pacer, Pacing, Work
 from genlab.client._reuse import Reuse, ReusedTask, reused_record
 from genlab.client._tracking import (
@@ -358,6 +358,7 @@ class Generations:
             return record
         await asyncio.to_thread(_stamp, here, record, paths)
         facts = await asyncio.to_thread(measure, paths)  # once, from the kept files
+        start_previews(paths)  # in the background: the card drawn next embeds them
         result = self.describe(record, here, kept=tuple(str(p) for p in paths), media=facts)
         self.writer.record("results_saved", record_results, self.journal, record.task_id,
                            paths, facts, result.mismatches)

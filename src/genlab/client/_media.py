@@ -32,7 +32,10 @@ import asyncio
 import json
 import logging
 import os
+import queue
+import sys
 import tempfile
+import threading
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
@@ -402,3 +405,49 @@ def measure(paths: Sequence[Location]) -> tuple[MediaInfo, ...]:
         except (OSError, MediaError) as exc:
             logger.warning("genlab: could not measure %s: %s", name, exc)
     return tuple(facts)
+
+
+# Previews at keep time: the card a notebook draws next embeds them.
+
+_previews: queue.SimpleQueue[tuple[Location, ...]] = queue.SimpleQueue()
+_previewer: threading.Thread | None = None
+_previewer_lock = threading.Lock()
+
+
+def shows_cards() -> bool:
+    """True in a Jupyter kernel, where a kept result's card is drawn soon after (a script's
+    results are not shown, so it makes no previews)."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def start_previews(paths: Sequence[Location]) -> None:
+    """Have the previews of a kept result's media made in the background, one result at a
+    time, on a daemon thread (an exit never waits for one), when cards are shown here
+    (:func:`shows_cards`). ``generate`` does not wait for them: a card drawn before its
+    preview is made waits for the one being made, or makes it itself, never twice."""
+    global _previewer
+    if not paths or not shows_cards():
+        return
+    _previews.put(tuple(paths))
+    with _previewer_lock:
+        if _previewer is None or not _previewer.is_alive():
+            _previewer = threading.Thread(target=_make_previews, name="genlab-previews",
+                                          daemon=True)
+            _previewer.start()
+
+
+def _make_previews() -> None:
+    try:
+        # Views' code, loaded here only (PyAV, Pillow): importing the client loads neither.
+        from genlab.media.card import prepare_previews
+    except ImportError:  # no PyAV or Pillow: cards embed the originals
+        return
+    while True:
+        paths = _previews.get()
+        try:
+            prepare_previews(paths)
+        except Exception as exc:  # the card makes it (or says why) when it is drawn
+            logger.debug("genlab: no preview made at keep time (%s: %s)",
+                         type(exc).__name__, exc)

@@ -18,6 +18,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import io
 import logging
 import os
@@ -26,7 +27,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Literal
 
-from genlab.media._sniff import PNG, SNIFF_BYTES, sniff
+from genlab.media._sniff import HEIC, PNG, SNIFF_BYTES, sniff
 
 logger = logging.getLogger("genlab")
 
@@ -133,6 +134,26 @@ def probe(source: bytes | str | os.PathLike[str]) -> MediaInfo:
     return _av(data, base, still=False) or (_image(data, base) if found is None else None) or base
 
 
+def pillow_reads(data: bytes) -> None:
+    """Before Pillow opens ``data``: a HEIC file is read through pillow-heif when it is
+    installed (the ``notebook`` extra), whole (every tile of a grid), at its size and turned
+    as it is shown. Without it, FFmpeg reads the first coded image only, padded to its coding
+    blocks."""
+    found = sniff(data[:SNIFF_BYTES])
+    if found is not None and found.mime == HEIC.mime:
+        _heif_opener()
+
+
+@functools.cache
+def _heif_opener() -> bool:
+    try:
+        from pillow_heif import register_heif_opener
+    except ImportError:
+        return False
+    register_heif_opener()
+    return True
+
+
 def _png_depth(data: bytes) -> int | None:
     return data[24] if data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 24 else None
 
@@ -145,6 +166,7 @@ def _image(data: bytes, base: MediaInfo) -> MediaInfo | None:
         from PIL import Image
     except ImportError:
         return None
+    pillow_reads(data)
     try:
         with Image.open(io.BytesIO(data)) as image:
             width, height = image.size

@@ -48,7 +48,7 @@ from genlab.media import (
     sniff,
 )
 from genlab.media._storage import read_media
-from genlab.media.preview import MAX_EMBED_BYTES, embed, image_preview
+from genlab.media.preview import MAX_EMBED_BYTES, embed, image_preview, video_preview
 
 if TYPE_CHECKING:  # a Result draws itself with this module: no import back at run time
     from genlab.media._result import Result
@@ -322,6 +322,31 @@ def media_html(paths: Sequence[Path | str], *, play: Play = "click",
             f'{"".join(videos)}{"".join(images)}</div>')
 
 
+def prepare_previews(paths: Sequence[Path | str]) -> None:
+    """Make the previews the cards of these kept files will embed, so a card drawn later
+    is drawn from them (:func:`genlab.media.preview.video_preview` caches each, and a card
+    drawn while one is being made waits for it rather than making it again).
+
+    The client calls it when it keeps a result, on a thread of its own: a camera-like video
+    needs a display-size re-encode that takes a good part of a second, and a notebook draws
+    the card soon after. Files it cannot read are left to the card, which says why.
+
+    Example:
+        >>> prepare_previews(["no-such-file.mp4"])
+    """
+    for where in (media_location(p) for p in paths):
+        path = Path(media_name(where))
+        if path.suffix.lower() not in VIDEO_SUFFIXES or path.stem.endswith(_SIDE_STEMS):
+            continue
+        try:
+            if media_size(where) > MAX_READ_BYTES:
+                continue  # its card shows the cover: no preview to make
+            data = read_media(where)
+        except (OSError, GenlabError):
+            continue
+        video_preview(data)
+
+
 def media_facts(result: Result) -> str:
     """The measured facts of a result's first media file, as one line.
 
@@ -431,6 +456,7 @@ __all__ = [
     "media_html",
     "original_link",
     "outcomes_html",
+    "prepare_previews",
     "reason",
     "result_body_html",
     "result_html",

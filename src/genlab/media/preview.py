@@ -14,7 +14,8 @@ EXIF orientation. The original stays on disk, whole, and is linked.
 
 PyAV and Pillow do the work, imported only when needed; without them (or for bytes they cannot
 read) the original is embedded as it is. This module is apart from :mod:`genlab.media` (which
-does not import it): the views (report, widgets) use it, the client never does.
+does not import it): the views (report, widgets) use it, and the client only through
+:func:`genlab.media.card.prepare_previews`, in the background, when it keeps a result.
 
 Example:
     >>> shown = embed(b"\\x89PNG\\r\\n\\x1a\\n" + bytes(8))
@@ -43,7 +44,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
-from genlab.media._info import MediaInfo, probe
+from genlab.media._info import MediaInfo, pillow_reads, probe
 from genlab.media._sniff import SNIFF_BYTES, sniff
 
 __all__ = [
@@ -91,6 +92,8 @@ _CACHED = 32
 
 _cache: OrderedDict[bytes, bytes] = OrderedDict()
 _cache_lock = threading.Lock()
+_making: dict[bytes, threading.Event] = {}
+"""Previews being made now, by content key: a second caller waits for the first one's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,11 +150,11 @@ def _within_budget(info: MediaInfo) -> bool:
 
 
 def _cached(key: bytes) -> bytes | None:
-    with _cache_lock:
-        found = _cache.get(key)
-        if found is not None:
-            _cache.move_to_end(key)
-        return found
+    """The cached preview for ``key``; the caller holds ``_cache_lock``."""
+    found = _cache.get(key)
+    if found is not None:
+        _cache.move_to_end(key)
+    return found
 
 
 def _remember(key: bytes, value: bytes) -> None:
@@ -168,12 +171,29 @@ def video_preview(data: bytes, *, width: int = PREVIEW_WIDTH) -> bytes:
     Returns the original bytes when they already play everywhere (:func:`plays_everywhere`)
     within a preview's bitrate, when PyAV is not installed, or when they cannot be decoded.
     Results are cached by content, so a gallery and a report built from the same run encode
-    each video once.
+    each video once; and each is made once: a caller asking while the same preview is being
+    made (a card drawn while the client still makes it, at keep time) waits for that one.
     """
     key = hashlib.blake2b(data, digest_size=16).digest() + width.to_bytes(4, "big")
-    cached = _cached(key)
-    if cached is not None:
-        return cached
+    while True:  # made once: a caller that finds it in the making waits for it
+        with _cache_lock:
+            cached = _cached(key)
+            if cached is not None:
+                return cached
+            making = _making.get(key)
+            if making is None:
+                making = _making[key] = threading.Event()
+                break
+        making.wait()
+    try:
+        return _made(data, key, width)
+    finally:
+        with _cache_lock:
+            del _making[key]
+        making.set()
+
+
+def _made(data: bytes, key: bytes, width: int) -> bytes:
     info = probe(data)
     playable = plays_everywhere(info)
     if playable and _within_budget(info):
@@ -217,8 +237,10 @@ def _encode(data: bytes, width: int) -> bytes:
                 vout: Any = target.add_stream("libx264", rate=rate)
                 vout.width, vout.height, vout.pix_fmt = out_w, out_h, "yuv420p"
                 kbps = PREVIEW_VIDEO_KBPS
+                # veryfast: at display size it spends ~30 % less time than "fast" and, at
+                # this CRF, makes a smaller file (benchmarks/bench_embed.py).
                 vout.options = {
-                    "crf": _CRF, "preset": "fast", "maxrate": f"{kbps}k",
+                    "crf": _CRF, "preset": "veryfast", "maxrate": f"{kbps}k",
                     "bufsize": f"{2 * kbps}k", "profile": "main",
                 }
                 aout: Any = None
@@ -299,6 +321,7 @@ def declared_pixels(data: bytes) -> tuple[int, int] | None:
         from PIL import Image
     except ImportError:
         return None
+    pillow_reads(data)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", Image.DecompressionBombWarning)
         try:
@@ -324,6 +347,7 @@ def image_preview(data: bytes, *, width: int = PREVIEW_WIDTH) -> tuple[bytes, st
         from PIL import Image, ImageOps
     except ImportError:  # Pillow is optional for reports; the caller embeds the original
         return None
+    pillow_reads(data)
     try:
         with Image.open(io.BytesIO(data)) as opened:
             opened.seek(0)
@@ -342,7 +366,7 @@ def image_preview(data: bytes, *, width: int = PREVIEW_WIDTH) -> tuple[bytes, st
             return out.getvalue(), "image/jpeg"
     except (OSError, ValueError, Image.DecompressionBombError):
         pass
-    frame = poster(data, width=width)  # HEIC and other stills only FFmpeg reads
+    frame = poster(data, width=width)  # stills only FFmpeg reads (HEIC without pillow-heif)
     return (frame, "image/jpeg") if frame else None
 
 
