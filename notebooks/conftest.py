@@ -45,7 +45,8 @@ def pytest_configure(config: pytest.Config) -> None:
     root = Path(tempfile.mkdtemp(prefix="genlab-nbval-"))
     startup = root / "ipython" / "profile_default" / "startup"
     startup.mkdir(parents=True)
-    (startup / "00-genlab-workdir.py").write_text(_STARTUP.format(root=str(root), time_scale=TIME_SCALE))
+    (startup / "00-genlab-workdir.py").write_text(
+        _STARTUP.format(root=str(root), time_scale=TIME_SCALE))
     _SAVED["IPYTHONDIR"] = os.environ.get("IPYTHONDIR")
     _SAVED["root"] = str(root)
     os.environ["IPYTHONDIR"] = str(root / "ipython")
