@@ -6,7 +6,9 @@ UV     := $(VENV)/bin/uv
 
 # Each target installs what it needs, once: a stamp per set of extras, redone when
 # pyproject.toml changes. uv installs them (pip install uv, then uv pip install ...): on this
-# project's dependencies it is several times faster than pip.
+# project's dependencies it is several times faster than pip. It compiles the bytecode once at
+# install: otherwise, where it cannot be written (PYTHONDONTWRITEBYTECODE, a read-only venv),
+# every process the tests start (kernels, servers, CLI runs) compiles its imports again.
 DEMO    := $(VENV)/.installed-demo
 DEV     := $(VENV)/.installed-dev
 LAB     := $(VENV)/.installed-lab
@@ -20,23 +22,23 @@ $(UV):
 	$(PY) -m pip install --quiet uv
 
 $(DEMO): pyproject.toml | $(UV)
-	$(UV) pip install --quiet --python $(PY) -e ".[emulator,notebook]"
+	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e ".[emulator,notebook]"
 	@touch $@
 
 $(DEV): pyproject.toml | $(UV)
-	$(UV) pip install --quiet --python $(PY) -e ".[dev]"
+	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e ".[dev]"
 	@touch $@ $(DEMO)
 
 $(LAB): pyproject.toml | $(UV)
-	$(UV) pip install --quiet --python $(PY) -e ".[lab]"
+	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e ".[lab]"
 	@touch $@
 
 $(APP): pyproject.toml | $(UV)
-	$(UV) pip install --quiet --python $(PY) -e ".[app]"
+	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e ".[app]"
 	@touch $@ $(DEMO)
 
 $(BROWSER): pyproject.toml | $(UV)
-	$(UV) pip install --quiet --python $(PY) -e ".[dev,browser]"
+	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e ".[dev,browser]"
 	@touch $@ $(DEV) $(DEMO)
 
 demo: $(DEMO)

@@ -69,3 +69,22 @@ def client_key() -> str:
 def client_options() -> dict[str, Any]:
     """Keyword options that make a client as quick as the sped-up emulator."""
     return dict(CLIENT_FAST)
+
+
+LONGEST_FIRST = (
+    "tests/test_wheel.py",
+    "tests/test_emulator_hostile.py",
+    "tests/reliability/test_parity.py",
+    "tests/test_media_storage.py",
+)
+"""The files that take longest (``--durations``), handed out first: under ``-n auto --dist
+loadfile`` each worker runs whole files, so a long file handed out last is run alone while the
+other workers idle. The order of the tests within a file does not change."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        path = item.nodeid.split("::", 1)[0]
+        return LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    items.sort(key=rank)  # stable: every other test keeps its place

@@ -39,7 +39,9 @@ def held_cluster(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Path]]
     (tmp_path / "test_hold.py").write_text(_HOLD)
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
     told = tmp_path / "cluster"
-    env = {**os.environ, "PG_HOLD_FILE": str(told)}
+    # The run needs the cluster's fixture alone; the installed plugins (nbval, hypothesis,
+    # schemathesis, ...) would add seconds of start-up per run and nothing to what is tested.
+    env = {**os.environ, "PG_HOLD_FILE": str(told), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     run = subprocess.Popen(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_hold.py"],
         cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

@@ -33,9 +33,11 @@ def _uv() -> str:
 
 
 def _env() -> dict[str, str]:
-    """No GENLAB_* settings, and nothing of this checkout on the import path."""
+    """No GENLAB_* settings, nothing of this checkout on the import path, and Python writing
+    bytecode as it does by default (so the venv's later runs reuse what the first compiled)."""
     return {k: v for k, v in os.environ.items()
-            if not k.startswith("GENLAB_") and k not in {"PYTHONPATH", "VIRTUAL_ENV"}}
+            if not k.startswith("GENLAB_")
+            and k not in {"PYTHONPATH", "VIRTUAL_ENV", "PYTHONDONTWRITEBYTECODE"}}
 
 
 def _run(*command: str | Path, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
