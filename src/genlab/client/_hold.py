@@ -22,7 +22,8 @@ carrying ``Retry-After``, and never retries it itself; this module decides:
   longer than the client waits) fails at once;
 * a refusal **for concurrency** (a code naming it, or any 429 while this client has other
   tasks running) created nothing: the slot goes back, the cap is learned
-  (:class:`~genlab.client._limits.Slots`), and the submit waits for room (one of this
+  (:class:`Slots`: multiplicative decrease to what this client had running, additive
+  increase as its tasks finish), and the submit waits for room (one of this
   client's tasks ending, or ``Retry-After``, or a growing pause) and is sent again, until the
   client's ``wait_timeout``;
 * any **other 429** is retried after ``Retry-After`` (capped), else with exponential backoff,
@@ -40,12 +41,93 @@ from typing import Protocol, TypeVar
 
 from genlab._errors import QuotaExceededError, RateLimitError
 from genlab.client._config import ClientConfig, Task
-from genlab.client._limits import Slots, says_concurrency
 from genlab.client._transport import Http
 
 logger = logging.getLogger("genlab")
 
 T = TypeVar("T")
+
+
+def says_concurrency(code: str | None) -> bool:
+    """True when an error code names a concurrency cap (``CONCURRENCY_LIMIT``, ...).
+
+    Example:
+        >>> says_concurrency("CONCURRENCY_LIMIT"), says_concurrency("RATE_LIMITED")
+        (True, False)
+    """
+    return code is not None and "CONCURREN" in code.upper()
+
+
+class Slots:
+    """How many of this client's tasks may run on the service at once.
+
+    Unbounded until the service refuses a submit for concurrency; then :attr:`limit` is what
+    this client had running (at least 1), and grows by one each time ``limit`` tasks finish
+    without a refusal. A submit waits for room at most ``patience`` seconds per try (tasks
+    never waited for hold a slot this client cannot see freed), then tries again anyway:
+    the service is the judge, and its refusal costs nothing.
+
+    Example:
+        >>> slots = Slots()
+        >>> slots.limit is None, slots.room_for_one
+        (True, True)
+        >>> slots.running = 3; slots.refused(); slots.limit
+        2
+    """
+
+    def __init__(self) -> None:
+        self.limit: int | None = None
+        self.running = 0
+        self.refusals = 0
+        self._finished_since = 0
+        self._freed: asyncio.Event | None = None
+
+    @property
+    def room_for_one(self) -> bool:
+        return self.limit is None or self.running < self.limit
+
+    async def acquire(self, patience: float) -> None:
+        """Take a slot: at once while there is room, else when one frees or after
+        ``patience`` seconds, whichever is first."""
+        end = time.monotonic() + patience
+        while not self.room_for_one and (left := end - time.monotonic()) > 0:
+            freed = self._freed = self._freed or asyncio.Event()
+            freed.clear()
+            try:
+                await asyncio.wait_for(freed.wait(), left)
+            except TimeoutError:
+                break
+        self.running += 1
+
+    async def freed(self, patience: float) -> None:
+        """Wait until one of this client's slots frees, or ``patience`` seconds pass."""
+        freed = self._freed = self._freed or asyncio.Event()
+        freed.clear()
+        try:
+            await asyncio.wait_for(freed.wait(), patience)
+        except TimeoutError:
+            pass
+
+    def release(self, *, finished: bool = False) -> None:
+        """Give a slot back; ``finished``: its task ended on the service (additive increase)."""
+        self.running = max(0, self.running - 1)
+        if finished and self.limit is not None:
+            self._finished_since += 1
+            if self._finished_since >= self.limit:
+                self.limit += 1
+                self._finished_since = 0
+        if self._freed is not None:
+            self._freed.set()
+
+    def refused(self) -> None:
+        """The service refused a submit for concurrency while this client held ``running``
+        slots (that submit's included): the cap is what the others were running."""
+        self.refusals += 1
+        self._finished_since = 0
+        learned = max(1, self.running - 1)
+        self.limit = learned if self.limit is None else max(1, min(self.limit - 1, learned))
+        logger.info("genlab: the service caps concurrent tasks; running at most %s at once",
+                    self.limit)
 
 
 class Claims(Protocol):
@@ -188,4 +270,4 @@ class TaskHold:
             self._slots.release()
 
 
-__all__ = ["Claims", "TaskHold"]
+__all__ = ["Claims", "Slots", "TaskHold", "says_concurrency"]

@@ -76,10 +76,17 @@ from genlab.client._config import (
     task_path,
 )
 from genlab.client._durations import DurationModel, DurationSample, Estimate
-from genlab.client._hold import TaskHold
-from genlab.client._limits import Purse, Slots
+from genlab.client._hold import Slots, TaskHold
+from genlab.client._limits import Purse
 from genlab.client._media import download_task, measure
 from genlab.client._pacing import Pacer, Pacing, Work
+from genlab.client._protocols import (
+    PastResult,
+    Reused,
+    SubmitEntry,
+    TaskJournal,
+    record_results,
+)
 from genlab.client._reuse import Reuse, ReusedTask, reused_record
 from genlab.client._tracking import (
     FINAL_READS,
@@ -93,14 +100,7 @@ from genlab.client._tracking import (
     unreadable_at_deadline,
 )
 from genlab.client._transport import Http
-from genlab.client.journal import (
-    JournalWriter,
-    PastResult,
-    Reused,
-    SubmitEntry,
-    TaskJournal,
-    record_results,
-)
+from genlab.client._writer import JournalWriter
 from genlab.display import grid
 from genlab.media import Location, MediaInfo, Result, media_name, provenance_for, stamp_file
 

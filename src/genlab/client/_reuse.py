@@ -38,15 +38,9 @@ from genlab._errors import MediaError
 from genlab.catalog import RequestBase, content_address, result_of
 from genlab.client._config import Task, TaskRecord
 from genlab.client._media import stream_media
+from genlab.client._protocols import PastResult, Reused, SpendJournal, SubmitEntry, TaskJournal
 from genlab.client._transport import Http
-from genlab.client.journal import (
-    JournalWriter,
-    PastResult,
-    Reused,
-    SpendJournal,
-    SubmitEntry,
-    TaskJournal,
-)
+from genlab.client._writer import JournalWriter
 from genlab.media import Result
 
 logger = logging.getLogger("genlab")
