@@ -30,9 +30,10 @@ from typing import Literal
 from genlab._errors import ConfigurationError, CreditLimitError
 from genlab.catalog import RequestBase, estimate_credits, plan_output
 
-Cap = Literal["task", "session", "day", "unpriced"]
+Cap = Literal["task", "session", "day", "unpriced", "max_credits"]
 """Which limit refuses: the per-task cap, what remains of the session's or of the UTC day's,
-or a model without a published price that the budget does not let through."""
+a model without a published price that the budget does not let through, or the
+``max_credits=`` a grid or an experiment was given."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +50,7 @@ class Refusal:
             task cap.
         runs: the batch's size (None: one submit).
         assumed: ``credits`` counts the budget's assumed price of an unpriced model.
+        named: how the batch is named in words (a grid's money line), when not by its size.
     """
 
     cap: Cap
@@ -58,6 +60,7 @@ class Refusal:
     spent: int = 0
     runs: int | None = None
     assumed: bool = False
+    named: str | None = None
 
     @property
     def left(self) -> int:
@@ -73,9 +76,14 @@ class Refusal:
         """The refusal in words: what stands in the way, then what to change. ``sent``: said
         after a submit was refused (``Nothing was sent``), else before one (the Studio)."""
         batch = self.runs is not None
-        what = (f"these {self.runs:,} runs" if batch and self.model is None
+        what = (self.named if self.named is not None
+                else f"these {self.runs:,} runs" if batch and self.model is None
                 else f"{self.model}: one run" if batch else f"{self.model}: this task")
-        if self.cap == "unpriced":
+        if self.cap == "max_credits":
+            stands = f"{what}: more than max_credits={self.limit:,}"
+            change = (f"raise max_credits (to at least {self.credits:,}), or make the grid "
+                      "smaller")
+        elif self.cap == "unpriced":
             stands = f"{self.model} has no published price, so this budget cannot bound it"
             change = (f"set an assumed price, Budget(unpriced={{{self.model!r}: <credits per "
                       "second or per image>}), or let unpriced runs through with "
@@ -94,7 +102,11 @@ class Refusal:
                       f"today's {self.limit:,} remain (UTC day, every process writing this "
                       "history)")
             change = "raise Budget(day=...) or wait for 00:00 UTC"
-        return f"{stands}. Nothing was sent; {change}" if sent else f"{stands}; {change}"
+        if not sent:
+            return f"{stands}; {change}"
+        if self.cap == "max_credits":  # the caller's own limit, said as grids always said it
+            return f"{stands}, so nothing was sent. To run it {change}."
+        return f"{stands}. Nothing was sent; {change}"
 
     def error(self) -> CreditLimitError:
         """The :class:`~genlab.CreditLimitError` raised for it; nothing was sent."""
@@ -109,27 +121,38 @@ def judge(
     runs: Sequence[tuple[str, int | None]], *, task: int | None = None,
     session: int | None = None, day: int | None = None, reserved: int = 0,
     spent_today: int = 0, batch: bool = False, assumed: bool = False,
+    max_credits: int | None = None, named: str | None = None,
 ) -> Refusal | None:
     """The budget's verdict on sending ``runs`` now: each run's (model, credits counted;
     None when unknown) against the ``task`` cap, then their sum against what remains of the
     ``session`` cap (``reserved`` already counted) and of the ``day`` cap (``spent_today``
     already counted). None when they may go; else the first cap crossed. An unknown price
     counts as 0 (the budget let it through as unknown). ``batch``: judged as a whole grid, not
-    one submit; ``assumed``: the prices include the budget's assumed ones.
+    one submit; ``assumed``: the prices include the budget's assumed ones. ``max_credits``:
+    the whole batch's own limit (a grid's or an experiment's), judged first; ``named``: the
+    batch in words (its money line).
 
     Example:
         >>> judge([("video-a", 160)] * 4, session=500, batch=True).message()
         "these 4 runs would cost 640 credits and 500 of the session's 500 remain. Nothing was sent; make the grid smaller or raise Budget(session=...)"
         >>> judge([("video-a", 160)], day=200, spent_today=160).left
         40
+        >>> print(judge([("video-a", 160)] * 2, max_credits=300, named="2 runs: 320 credits "
+        ...             "estimated"))
+        2 runs: 320 credits estimated: more than max_credits=300, so nothing was sent. To run it raise max_credits (to at least 320), or make the grid smaller.
     """  # noqa: E501
+    if max_credits is not None:
+        estimate = sum(credits or 0 for _, credits in runs)
+        if estimate > max_credits:
+            return Refusal("max_credits", None, estimate, max_credits, runs=len(runs),
+                           named=named)
     if task is not None:
         for name, credits in runs:
             if credits is not None and credits > task:
                 return Refusal("task", name, credits, task,
                                runs=len(runs) if batch else None, assumed=assumed)
     total = sum(credits or 0 for _, credits in runs)
-    who = None if batch else runs[0][0]
+    who = None if batch or not runs else runs[0][0]
     size = len(runs) if batch else None
     counted = [c for _, c in runs if c is not None]
     if session is not None and counted and reserved + total > session:

@@ -33,7 +33,7 @@ Example:
 
 from __future__ import annotations
 
-from genlab.client._budget import Refusal
+from genlab.client._budget import Refusal, judge
 from genlab.client._durations import DurationSample
 from genlab.client._memory import JournalEntry, MemoryJournal
 from genlab.client._pacing import Work
@@ -62,6 +62,7 @@ __all__ = [
     "SubmitEntry",
     "TaskJournal",
     "Work",
+    "judge",
     "record_results",
     "recording",
     "safe_filename",
