@@ -32,9 +32,9 @@ from genlab.client._config import (
     TaskStatus,
     VideoResult,
 )
-from genlab.client._limits import BudgetQuote
 from genlab.client._pacing import FixedPacing
 from genlab.client._protocols import PastResult
+from genlab.client._purse import BudgetQuote
 from genlab.client._reuse import ReusedRecord
 from genlab.client._sync import Client
 from genlab.client._uploads import data_uri

@@ -10,7 +10,7 @@
    :class:`~genlab.client._hold.TaskHold` owns its reuse claim and, once it is sent, its
    concurrency slot, and gives both back exactly once, whatever happens;
 3. **reserve**: the budget reserves what the task counts (the
-   :class:`~genlab.client._limits.Purse`); a cap that would be crossed refuses it here;
+   :class:`~genlab.client._purse.Purse`); a cap that would be crossed refuses it here;
 4. **journal "sending"**: ``submit_started`` is recorded before anything leaves (if it cannot
    be, nothing is sent; the history checks the day cap in the same step);
 5. **send**: once (:meth:`Http.submit` never resends what may have been processed), within
@@ -36,7 +36,7 @@ A wait then goes:
 
 Many generations at once (``map``, and so ``compare``) are :func:`run_many`: bounded
 concurrency, one outcome per request, in input order. The service's own cap on tasks running
-at once is the lifecycle's (:class:`~genlab.client._limits.Slots`, taken and given back by each
+at once is the lifecycle's (:class:`~genlab.client._purse.Slots`, taken and given back by each
 task's hold), so a batch larger than the cap waits for room instead of losing requests to 429s.
 """
 
@@ -77,7 +77,6 @@ from genlab.client._config import (
 )
 from genlab.client._durations import DurationModel, DurationSample, Estimate
 from genlab.client._hold import Slots, TaskHold
-from genlab.client._limits import Purse
 from genlab.client._media import download_task, measure
 from genlab.client._pacing import Pacer, Pacing, Work
 from genlab.client._protocols import (
@@ -87,6 +86,7 @@ from genlab.client._protocols import (
     TaskJournal,
     record_results,
 )
+from genlab.client._purse import Purse
 from genlab.client._reuse import Reuse, ReusedTask, reused_record
 from genlab.client._tracking import (
     FINAL_READS,

@@ -35,8 +35,8 @@ from genlab.catalog import RequestBase
 from genlab.client._async import AsyncClient, ClientOptions, LiveLine, in_notebook
 from genlab.client._budget import Budget
 from genlab.client._config import ClientConfig, OnUpdate, RequestLike, Task, TaskRecord, TaskRef
-from genlab.client._limits import BudgetQuote
 from genlab.client._protocols import TaskJournal
+from genlab.client._purse import BudgetQuote
 from genlab.media import Result
 
 logger = logging.getLogger("genlab")
