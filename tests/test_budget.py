@@ -36,7 +36,7 @@ def test_a_task_over_the_task_cap_is_refused_before_it_is_sent(
                 **client_options) as client:
         with pytest.raises(CreditLimitError) as caught:
             client.submit({**PRICED, "duration": 5, "resolution": "1080P"})  # 1,400
-    assert "1400 credits" in str(caught.value) and "per-task cap is 1000" in str(caught.value)
+    assert "1,400 credits" in str(caught.value) and "per-task cap is 1,000" in str(caught.value)
     assert caught.value.estimate == 1400 and caught.value.max_credits == 1000
     assert client_server.ledger() == []
 
@@ -128,7 +128,7 @@ def test_unpriced_models_allowed_or_at_an_assumed_price(
                 budget=Budget(session=1000, unpriced={"video-b": 100}), **client_options) as c:
         c.submit(UNPRICED)  # 4 s at an assumed 100 per second: 400 counted
         c.submit(UNPRICED)
-        with pytest.raises(CreditLimitError, match="200 of the session's 1000 remain"):
+        with pytest.raises(CreditLimitError, match="200 of the session's 1,000 remain"):
             c.submit(UNPRICED)
         assert c.budget_remaining == 200
     assert history.df()["assumed_credits"].tolist() == [400, 400]

@@ -279,7 +279,7 @@ async def test_the_key_never_lands_in_a_kept_file(
 ) -> None:
     env_key = "sk-genlab-env-3c9e51"
     monkeypatch.setenv("GENLAB_API_KEY", env_key)
-    assert API_KEY_ENV == genlab.client.journal.API_KEY_ENV
+    assert API_KEY_ENV == genlab.client.API_KEY_ENV
     transport = httpx.ASGITransport(app=client_app)
     async with AsyncClient("http://emulator", client_key, transport=transport,
                            **client_options) as client:

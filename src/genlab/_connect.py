@@ -8,8 +8,8 @@ import secrets
 import threading
 from typing import TYPE_CHECKING, Unpack
 
-from genlab.client import Budget, Client
-from genlab.client.journal import API_KEY_ENV, BASE_URL_ENV, ConfigOptions, TaskJournal
+from genlab.client import API_KEY_ENV, BASE_URL_ENV, Budget, Client, ConfigOptions
+from genlab.client.journal import TaskJournal
 
 if TYPE_CHECKING:
     from genlab.emulator import EmulatorHandle

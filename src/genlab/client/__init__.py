@@ -19,7 +19,10 @@ In a notebook ``await`` works directly::
 from __future__ import annotations
 
 from genlab.client._async import AsyncClient, ClientOptions
+from genlab.client._budget import Budget
 from genlab.client._config import (
+    API_KEY_ENV,
+    BASE_URL_ENV,
     ClientConfig,
     ConfigOptions,
     ImageResult,
@@ -29,14 +32,16 @@ from genlab.client._config import (
     TaskStatus,
     VideoResult,
 )
-from genlab.client._limits import Budget, BudgetQuote
 from genlab.client._pacing import FixedPacing
+from genlab.client._protocols import PastResult
+from genlab.client._purse import BudgetQuote
 from genlab.client._reuse import ReusedRecord
 from genlab.client._sync import Client
 from genlab.client._uploads import data_uri
-from genlab.client.journal import PastResult
 
 __all__ = [
+    "API_KEY_ENV",
+    "BASE_URL_ENV",
     "AsyncClient",
     "Budget",
     "BudgetQuote",

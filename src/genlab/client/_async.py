@@ -33,6 +33,7 @@ import httpx
 from genlab._errors import ConfigurationError, MediaError, TaskFailedError
 from genlab._wire import KINDS
 from genlab.catalog import RequestBase
+from genlab.client._budget import Budget
 from genlab.client._config import (
     ClientConfig,
     ConfigOptions,
@@ -45,16 +46,18 @@ from genlab.client._config import (
     check_task_id,
     resolve_config,
 )
-from genlab.client._durations import DurationModel
+from genlab.client._durations import DurationModel, DurationSample
 from genlab.client._lifecycle import Generations, Outcomes, run_many
-from genlab.client._limits import Budget, BudgetQuote, Purse
 from genlab.client._media import MAX_MEDIA_BYTES, download_task, fetch_media, where_to_keep
+from genlab.client._memory import MemoryJournal
 from genlab.client._pacing import ForecastPacing, Pacing
 from genlab.client._prepare import prepare
+from genlab.client._protocols import TaskJournal
+from genlab.client._purse import BudgetQuote, Purse
 from genlab.client._reuse import PastResult, Reuse, ReusedRecord
 from genlab.client._transport import Http
 from genlab.client._uploads import FileLike, digest_of, inline_reference, upload
-from genlab.client.journal import DurationSample, JournalWriter, MemoryJournal, TaskJournal
+from genlab.client._writer import JournalWriter
 from genlab.display import MUTED, text
 from genlab.media import Result, copy_media, is_remote, media_location
 
@@ -136,7 +139,7 @@ class AsyncClient:
         if durations is None:
             durations = getattr(self.history, "duration_samples", None)
         self.durations = DurationModel(scale=config.poll_scale, source=durations)
-        self._purse = Purse(budget, self.history, writer)  # the one budget judge
+        self._purse = Purse(budget, self.history, writer)  # reservations; judged by _budget
         self._life = Generations(
             config, self._http, self.history, writer,
             purse=self._purse,

@@ -6,12 +6,16 @@
    (a request the catalog already validated is not validated again);
 2. **join or reuse**: when reuse applies, an identical submission of this client still in
    flight is joined, else an earlier succeeded result the history kept is answered with
-   (the :class:`~genlab.client._reuse.Reuse` collaborator);
+   (the :class:`~genlab.client._reuse.Reuse` collaborator). From here the task's
+   :class:`~genlab.client._hold.TaskHold` owns its reuse claim and, once it is sent, its
+   concurrency slot, and gives both back exactly once, whatever happens;
 3. **reserve**: the budget reserves what the task counts (the
-   :class:`~genlab.client._limits.Purse`); a cap that would be crossed refuses it here;
+   :class:`~genlab.client._purse.Purse`); a cap that would be crossed refuses it here;
 4. **journal "sending"**: ``submit_started`` is recorded before anything leaves (if it cannot
    be, nothing is sent; the history checks the day cap in the same step);
-5. **send**: once (:meth:`Http.submit` never resends what may have been processed);
+5. **send**: once (:meth:`Http.submit` never resends what may have been processed), within
+   the service's concurrency cap: the transport reports a 429 and the hold decides whether
+   to wait for room and send again (:meth:`~genlab.client._hold.TaskHold.send`);
 6. **journal the outcome**: accepted, uncertain or refused; a refusal releases the
    reservation, an uncertain submission keeps it (it may have been billed);
 7. **track**: the task enters the client's one bounded table of tracked tasks.
@@ -26,14 +30,14 @@ A wait then goes:
 10. **keep**: a success's media are saved in the media store *before* the success is
     journaled (so a crash in between leaves a task ``resume`` keeps), with the JSON sidecar;
     the record's ``kept`` lists the files;
-11. **finish**: a final record teaches the durations, frees its concurrency slot, ends
-    in-flight joining, and the task is handed over: its entry leaves the table, so a long
+11. **finish**: a final record teaches the durations, its hold gives back the concurrency
+    slot and the reuse claim, and the task is handed over: its entry leaves the table, so a long
     session keeps no request it no longer needs (the journal keeps what is to be kept).
 
 Many generations at once (``map``, and so ``compare``) are :func:`run_many`: bounded
 concurrency, one outcome per request, in input order. The service's own cap on tasks running
-at once is the lifecycle's (:class:`~genlab.client._limits.Slots`), so a batch larger than the
-cap waits for room instead of losing requests to 429s.
+at once is the lifecycle's (:class:`~genlab.client._purse.Slots`, taken and given back by each
+task's hold), so a batch larger than the cap waits for room instead of losing requests to 429s.
 """
 
 from __future__ import annotations
@@ -53,7 +57,6 @@ from genlab._errors import (
     GenlabError,
     MediaError,
     NotFoundError,
-    QuotaExceededError,
     RateLimitError,
     ServerError,
     SubmissionUncertainError,
@@ -73,9 +76,17 @@ from genlab.client._config import (
     task_path,
 )
 from genlab.client._durations import DurationModel, DurationSample, Estimate
-from genlab.client._limits import Purse, Slots, says_concurrency
+from genlab.client._hold import Slots, TaskHold
 from genlab.client._media import download_task, measure, start_previews
 from genlab.client._pacing import Pacer, Pacing, Work
+from genlab.client._protocols import (
+    PastResult,
+    Reused,
+    SubmitEntry,
+    TaskJournal,
+    record_results,
+)
+from genlab.client._purse import Purse
 from genlab.client._reuse import Reuse, ReusedTask, reused_record
 from genlab.client._tracking import (
     FINAL_READS,
@@ -89,14 +100,7 @@ from genlab.client._tracking import (
     unreadable_at_deadline,
 )
 from genlab.client._transport import Http
-from genlab.client.journal import (
-    JournalWriter,
-    PastResult,
-    Reused,
-    SubmitEntry,
-    TaskJournal,
-    record_results,
-)
+from genlab.client._writer import JournalWriter
 from genlab.display import grid
 from genlab.media import Location, MediaInfo, Result, media_name, provenance_for, stamp_file
 
@@ -133,66 +137,48 @@ class Generations:
         applies, else a new one paid for inside the budget)."""
         entry = self.reuse.address(entry, request)
         key = self.reuse.key(entry, request, reuse)
-        if key is None:
-            return await self._pay(entry, request)
-        running = self.reuse.running(key)
-        if running is not None:  # 2a. join the identical submission in flight
+        running = self.reuse.running(key) if key is not None else None
+        if key is not None and running is not None:  # 2a. join the identical submission
             task = await asyncio.shield(running)
             note = Reused(task.task_id, None, entry.counted_credits, in_flight=True)
             await self.reuse.told(key, entry.model, note)
             return ReusedTask.model_validate({**task.model_dump(), "reused": note})
-        claim = self.reuse.claim(key)
-        try:
-            past = await self.reuse.earlier(key)  # 2b. a result kept from before
-            if past is not None:
-                self.reuse.release(key)
-                credits = entry.counted_credits
-                note = Reused(
-                    past.record.task_id, past.submitted_at,
-                    credits if credits is not None else past.credits, past.files,
-                )
-                await self.reuse.told(key, entry.model, note)
-                record = reused_record(past, note, request or entry.body)
-                kind = record.kind or cast(Kind, entry.kind)
-                self.table.track(Tracked(
-                    record.task_id, kind, Work(entry.model, kind), body=entry.body,
-                    reused=record,
-                ))
-                task = ReusedTask(
-                    task_id=record.task_id, model=record.model or entry.model, kind=kind,
-                    created_at=record.created_at, reused=note,
-                )
-            else:
-                task = await self._pay(entry, request, key)
-            claim.set_result(task)
+        async with TaskHold(self.slots, self.reuse, key, self.config) as hold:
+            past = await self.reuse.earlier(key) if key is not None else None
+            if key is None or past is None:
+                return await self._pay(entry, request, hold)
+            credits = entry.counted_credits  # 2b. a result kept from before
+            note = Reused(
+                past.record.task_id, past.submitted_at,
+                credits if credits is not None else past.credits, past.files,
+            )
+            record = reused_record(past, note, request or entry.body)
+            kind = record.kind or cast(Kind, entry.kind)
+            task = ReusedTask(
+                task_id=record.task_id, model=record.model or entry.model, kind=kind,
+                created_at=record.created_at, reused=note,
+            )
+            hold.answered(task)
+            await self.reuse.told(key, entry.model, note)
+            self.table.track(Tracked(
+                record.task_id, kind, Work(entry.model, kind), body=entry.body, reused=record,
+            ))
             return task
-        except BaseException as exc:
-            self.reuse.release(key)
-            if isinstance(exc, Exception):
-                claim.set_exception(exc)
-                claim.exception()  # joined submitters see it; nobody else must be told
-            else:
-                claim.cancel()
-            raise
 
-    async def _pay(
-        self, entry: SubmitEntry, request: RequestBase | None, address: str | None = None
-    ) -> Task:
-        entry, hold = self.purse.reserve(entry, request)  # 3. reserve
+    async def _pay(self, entry: SubmitEntry, request: RequestBase | None, hold: TaskHold) -> Task:
+        entry, reservation = self.purse.reserve(entry, request)  # 3. reserve
         work = request if request is not None else Work(entry.model, entry.kind)
         try:
-            return await self._send(entry, work, address)
+            return await self._send(entry, work, hold)
         except (SubmissionUncertainError, asyncio.CancelledError):
             raise  # it may have been billed: the reservation stays
         except BaseException:
-            self.purse.release(hold)  # refused, or never sent: nothing was billed
+            self.purse.release(reservation)  # refused, or never sent: nothing was billed
             raise
         finally:
             self.purse.refresh()
 
-    async def _send(
-        self, entry: SubmitEntry, work: Work | RequestBase, address: str | None
-    ) -> Task:
+    async def _send(self, entry: SubmitEntry, work: Work | RequestBase, hold: TaskHold) -> Task:
         kind: Kind = entry.kind  # type: ignore[assignment]
         journal, writer = self.journal, self.writer
         # 4. journal "sending": if this raises, nothing was sent either.
@@ -201,9 +187,14 @@ class Generations:
         def read_task(data: Mapping[str, Any]) -> Task:
             return Task.model_validate({**data, "kind": kind})
 
+        def attempt() -> Awaitable[Task]:
+            return self.http.submit(
+                f"/v1/{kind}s/generate", entry.body, read_task, model=entry.model
+            )
+
         started = time.monotonic()
         try:  # 5. send, once (again only after a refusal proved nothing was created)
-            task = await self._send_when_there_is_room(entry, read_task)
+            task = await hold.send(attempt, self.http, entry.model)
         except (SubmissionUncertainError, asyncio.CancelledError) as exc:  # 6. outcome
             reason = (
                 "cancelled while the request was in flight"
@@ -216,53 +207,17 @@ class Generations:
             writer.record("submit_failed", journal.submit_failed, entry_id, str(exc))
             await writer.settle(ACCEPT_SETTLE)
             raise
+        hold.keep(task)  # its slot and claim stay with it until it ends
         writer.record("submit_accepted", _accepted(journal), entry_id, task)
         await writer.settle(ACCEPT_SETTLE)
         logger.info("genlab: submitted %s task %s", entry.model, task.task_id)
         forgotten = self.table.track(Tracked(  # 7. track
-            task.task_id, kind, work, started, entry.body, address, slot=True,
-            request=work if isinstance(work, RequestBase) else None, content=entry.address,
+            task.task_id, kind, work, started, entry.body, content=entry.address, hold=hold,
+            request=work if isinstance(work, RequestBase) else None,
         ))
-        if forgotten is not None and forgotten.slot:
-            self.slots.release()
+        if forgotten is not None and forgotten.hold is not None:
+            forgotten.hold.give_back()
         return task
-
-    async def _send_when_there_is_room(
-        self, entry: SubmitEntry, read_task: Callable[[Mapping[str, Any]], Task]
-    ) -> Task:
-        """Send within the service's concurrency cap: a submit refused for concurrency (a
-        429 naming it, or any 429 while this client has tasks running) created nothing, so
-        it waits for room (one of this client's tasks ending, or ``Retry-After``, or a
-        growing pause) and is sent again, until the client's ``wait_timeout``. Other 429s
-        are retried by the HTTP layer; quotas fail at once."""
-        kind = entry.kind
-        patience = self.config.wait_timeout
-        began, pause = time.monotonic(), self.config.retry_wait_initial or 0.5
-
-        def over_the_cap(exc: RateLimitError) -> bool:
-            return says_concurrency(exc.code) or self.slots.running > 1
-
-        while True:
-            await self.slots.acquire(pause)
-            try:
-                return await self.http.submit(
-                    f"/v1/{kind}s/generate", entry.body, read_task, model=entry.model,
-                    retry_429=lambda exc: not over_the_cap(exc),
-                )
-            except RateLimitError as exc:
-                capped = over_the_cap(exc) and not isinstance(exc, QuotaExceededError)
-                if capped:
-                    self.slots.refused()
-                self.slots.release()
-                if not capped or time.monotonic() - began > patience:
-                    raise
-                pause = min(exc.retry_after or pause * 2, self.config.retry_after_max)
-                logger.info("genlab: the service's concurrency cap is full; %s waits for room",
-                            entry.model)
-                await self.slots.freed(pause)  # one of ours ends, or the pause passes
-            except BaseException:
-                self.slots.release()
-                raise
 
     # --- wait ----------------------------------------------------------------------------
 
@@ -423,17 +378,14 @@ class Generations:
         self.durations.observe(DurationSample.of_record(record))  # the rest of a batch learns
         if record.done:
             tracked = self.table.get(record.task_id)
-            if tracked is not None:
-                self.reuse.release(tracked.address)  # identical submits no longer join it
-                if tracked.slot:  # its room on the service is free again
-                    tracked.slot = False
-                    self.slots.release(finished=True)
+            if tracked is not None and tracked.hold is not None:
+                tracked.hold.give_back(finished=True)  # its room on the service is free
         self.writer.record("status_changed", self.journal.status_changed, record)
 
     def _let_go(self, task_id: str) -> None:
         tracked = self.table.hand_over(task_id)
-        if tracked is not None and tracked.slot:
-            self.slots.release()
+        if tracked is not None and tracked.hold is not None:
+            tracked.hold.give_back()
 
     # --- what the client knows of a task --------------------------------------------------
 

@@ -20,7 +20,7 @@ from genlab._errors import ErrorDetail, InvalidParameterError
 from genlab._wire import KINDS
 from genlab.catalog import RequestBase, declared_fields, estimate_credits, validate
 from genlab.client._config import Kind, RequestLike
-from genlab.client.journal import SubmitEntry
+from genlab.client._protocols import SubmitEntry
 
 logger = logging.getLogger("genlab")
 

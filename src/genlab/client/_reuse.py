@@ -38,15 +38,9 @@ from genlab._errors import MediaError
 from genlab.catalog import RequestBase, content_address, result_of
 from genlab.client._config import Task, TaskRecord
 from genlab.client._media import stream_media
+from genlab.client._protocols import PastResult, Reused, SpendJournal, SubmitEntry, TaskJournal
 from genlab.client._transport import Http
-from genlab.client.journal import (
-    JournalWriter,
-    PastResult,
-    Reused,
-    SpendJournal,
-    SubmitEntry,
-    TaskJournal,
-)
+from genlab.client._writer import JournalWriter
 from genlab.media import Result
 
 logger = logging.getLogger("genlab")
@@ -114,15 +108,16 @@ class Reuse:
 
     def claim(self, key: str) -> asyncio.Future[Task]:
         """Mark ``key`` in flight; identical submits join the returned future until
-        :meth:`release` (its task finished, or this submit failed)."""
+        :meth:`release` (the task's :class:`~genlab.client._hold.TaskHold` gives it back)."""
         future: asyncio.Future[Task] = asyncio.get_running_loop().create_future()
         self._in_flight[key] = future
         return future
 
-    def release(self, key: str | None) -> None:
-        """Identical submissions are no longer joined to ``key``'s task."""
-        if key is not None:
-            self._in_flight.pop(key, None)
+    def release(self, key: str, claim: asyncio.Future[Task]) -> None:
+        """Identical submissions are no longer joined to ``claim`` (a later claim of the same
+        address stays)."""
+        if self._in_flight.get(key) is claim:
+            del self._in_flight[key]
 
     async def find(self, entry: SubmitEntry, request: RequestBase | None) -> PastResult | None:
         """The earlier result a reuse of ``entry`` would return, whatever the reuse policy

@@ -33,9 +33,10 @@ from typing import Any, Concatenate, ParamSpec, TypeVar, Unpack
 from genlab._errors import TaskFailedError
 from genlab.catalog import RequestBase
 from genlab.client._async import AsyncClient, ClientOptions, LiveLine, in_notebook
+from genlab.client._budget import Budget
 from genlab.client._config import ClientConfig, OnUpdate, RequestLike, Task, TaskRecord, TaskRef
-from genlab.client._limits import Budget, BudgetQuote
-from genlab.client.journal import TaskJournal
+from genlab.client._protocols import TaskJournal
+from genlab.client._purse import BudgetQuote
 from genlab.media import Result
 
 logger = logging.getLogger("genlab")

@@ -29,6 +29,7 @@ from genlab._errors import TaskTimeoutError, UnreadableResponseError
 from genlab._wire import KNOWN_STATUSES, TERMINAL_STATUSES, TaskStatus
 from genlab.catalog import RequestBase
 from genlab.client._config import Kind, TaskRecord
+from genlab.client._hold import TaskHold
 from genlab.client._pacing import Work
 
 logger = logging.getLogger("genlab")
@@ -49,11 +50,10 @@ class Tracked:
     work: Work | RequestBase  # what it asks of the service (made a Work when first paced)
     started: float | None = None  # time.monotonic() when the request left (None: not ours)
     body: dict[str, Any] | None = None  # the request as sent, for a reroll while it runs
-    address: str | None = None  # its content address while identical submits may join it
     reused: TaskRecord | None = None  # an earlier result answering the submit
     request: RequestBase | None = None  # the validated request: what kept files carry
-    content: str | None = None  # its content address, for the same
-    slot: bool = False  # holds one of the client's concurrency slots until it ends
+    content: str | None = None  # its content address (genlab.catalog.content_address)
+    hold: TaskHold | None = None  # its concurrency slot and reuse claim, until it ends
     unreadable: UnreadableResponseError | None = None  # the last answer that could not be read
     final_reads: int = 0  # reads of a final record that could not be read
     empty_since: float | None = None  # first seen 'succeeded' without media

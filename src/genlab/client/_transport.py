@@ -3,13 +3,14 @@
 Retry policy (the reason this module exists):
 
 * A **submit** costs money, so it is resent only when it provably never left (the connection
-  was refused or timed out while connecting, the pool had no free connection) or when the
-  service said it refused it and asks to come back (a 429, after ``Retry-After``, capped). Any
-  other 4xx is a refusal: nothing was created, nothing is resent. Every other answer does not
-  prove the request was refused (a 5xx, with or without a body: a gateway may answer it after
-  the service created and billed the task; a read/write timeout, a dropped connection, a
-  protocol error, an ``OSError`` from an in-process transport, an unreadable 2xx): it is
-  *never* resent, and :class:`~genlab.SubmissionUncertainError` is raised instead.
+  was refused or timed out while connecting, the pool had no free connection). Any 4xx is a
+  refusal: nothing was created, nothing is resent here. A 429 is reported as a
+  :class:`~genlab.RateLimitError` carrying ``Retry-After``; whether and when to send again is
+  the lifecycle's decision (:mod:`genlab.client._hold`), never the transport's. Every other
+  answer does not prove the request was refused (a 5xx, with or without a body: a gateway may
+  answer it after the service created and billed the task; a read/write timeout, a dropped
+  connection, a protocol error, an ``OSError`` from an in-process transport, an unreadable
+  2xx): it is *never* resent, and :class:`~genlab.SubmissionUncertainError` is raised instead.
 * A **GET** changes nothing, so it is retried on network errors, 429 and 5xx with exponential
   backoff and jitter (``Retry-After`` honoured, capped).
 
@@ -22,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import functools
 import json
 import logging
 import math
@@ -184,31 +184,29 @@ class Http:
 
     # --- retry policy ----------------------------------------------------------------
 
-    def _retry_after(self, exc: RateLimitError) -> bool | float:
+    def retry_after(self, exc: RateLimitError) -> bool | float:
+        """How long a retry of ``exc`` waits: its ``Retry-After`` (capped by
+        ``retry_after_max``), else True (the exponential backoff)."""
         if exc.retry_after is None:
             return True  # exponential backoff
         return min(exc.retry_after, self.config.retry_after_max)
 
-    def _submit_should_retry(
-        self, exc: Exception, retry_429: Callable[[RateLimitError], bool] | None = None
-    ) -> bool | float:
-        if isinstance(exc, NOT_SENT):
-            return True
-        if isinstance(exc, QuotaExceededError):
-            return False  # waiting seconds will not clear it
-        if isinstance(exc, RateLimitError):
-            return self._retry_after(exc) if retry_429 is None or retry_429(exc) else False
-        # Any other answer, a bare 503 included, may follow a task created and billed.
-        return False
+    @staticmethod
+    def _submit_should_retry(exc: Exception) -> bool:
+        # Only what provably never left. A 429 is the lifecycle's to judge; any other answer,
+        # a bare 503 included, may follow a task created and billed.
+        return isinstance(exc, NOT_SENT)
 
     def _get_should_retry(self, exc: Exception) -> bool | float:
         if isinstance(exc, QuotaExceededError):
             return False
         if isinstance(exc, RateLimitError):
-            return self._retry_after(exc)
+            return self.retry_after(exc)
         return isinstance(exc, (ServerError, *TRANSIENT))
 
-    def _retrying(self, on: Callable[[Exception], bool | float]) -> Any:
+    def retrying(self, on: Callable[[Exception], bool | float]) -> Any:
+        """A stamina retry context on the client's schedule (``max_retries``, the waits);
+        ``on`` says whether an exception is retried, or after how many seconds."""
         c = self.config
         return stamina.retry_context(
             on=on,
@@ -222,20 +220,21 @@ class Http:
     # --- requests --------------------------------------------------------------------
 
     async def submit(
-        self, path: str, body: dict[str, Any], parse: Parse[T], *, model: str,
-        retry_429: Callable[[RateLimitError], bool] | None = None,
+        self, path: str, body: dict[str, Any], parse: Parse[T], *, model: str
     ) -> T:
         """POST a submission; return ``parse`` of the 2xx answer.
 
         The whole answer must arrive within the client's ``timeout`` (a server that trickles
-        it byte by byte does not hold the call). ``retry_429`` says whether a 429 is retried
-        here (default: yes, after ``Retry-After``); a quota is never retried.
+        it byte by byte does not hold the call). Sent again only when it provably never left.
 
         Raises:
             SubmissionUncertainError: the request may have been processed; it was not resent.
                 An accepted (2xx) answer that cannot be read is uncertain too: the task exists
                 and its id is unknown.
             APIConnectionError: the service could not be reached (nothing was sent).
+            RateLimitError: a 429, with its ``retry_after``: nothing was created, and it was
+                not sent again (:class:`~genlab.QuotaExceededError` when waiting would not
+                clear it).
             APIError: the service refused the request (any 4xx, whatever its body; a 2xx
                 carrying the error envelope): nothing was created.
         """
@@ -249,9 +248,7 @@ class Http:
                 "sent. Check the API key and base_url for stray characters."
             ) from None
         try:
-            async for attempt in self._retrying(
-                functools.partial(self._submit_should_retry, retry_429=retry_429)
-            ):
+            async for attempt in self.retrying(self._submit_should_retry):
                 with attempt:
                     async with asyncio.timeout(self.deadline):
                         response = await self.client.send(request)
@@ -312,7 +309,7 @@ class Http:
     async def _safe_request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         """A request that may be repeated without cost: retried on transient trouble."""
         try:
-            async for attempt in self._retrying(self._get_should_retry):
+            async for attempt in self.retrying(self._get_should_retry):
                 with attempt:
                     try:
                         async with asyncio.timeout(self.deadline):
@@ -339,7 +336,7 @@ class Http:
 
     def get_retrying(self) -> Any:
         """A stamina retry context with the GET policy, for media."""
-        return self._retrying(self._get_should_retry)
+        return self.retrying(self._get_should_retry)
 
     def _heard(self, response: httpx.Response) -> None:
         if self.on_time_scale is not None and (scale := time_scale(response.headers)):

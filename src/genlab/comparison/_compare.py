@@ -13,12 +13,12 @@ import pandas as pd
 
 from genlab._errors import (
     APIError,
-    CreditLimitError,
     SubmissionUncertainError,
     TaskTimeoutError,
 )
 from genlab.catalog import CATALOG
 from genlab.client import AsyncClient, Client, Outcome, ReusedRecord, TaskRecord, VideoResult
+from genlab.client.journal import judge
 from genlab.comparison._plan import Run, plan
 from genlab.comparison._progress import GridProgress
 from genlab.comparison._result import Comparison
@@ -107,15 +107,11 @@ def compare(
     tagging = _tagging(client, history, tag)
     if not quiet:
         print(grid.money_line)  # money first: called from a cell, so stdout is the reader's
-    if max_credits is not None and grid.estimate > max_credits:
-        raise CreditLimitError(
-            f"{grid.money_line}: more than max_credits={max_credits:,}, so nothing was sent. "
-            f"To run it anyway raise max_credits (to at least {grid.estimate:,}), or make the "
-            "grid smaller.",
-            estimate=grid.estimate,
-            max_credits=max_credits,
-        )
     valid = [r for r in grid.runs if r.request is not None]
+    refusal = judge([(r.model, r.credits) for r in valid], max_credits=max_credits,
+                    batch=True, named=grid.money_line)
+    if refusal is not None:
+        raise refusal.error()
     client.check_budget([r.request for r in valid if r.request is not None])
     outcomes: list[Outcome] = []
     if valid:

@@ -19,9 +19,9 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
-from genlab._errors import CreditLimitError
 from genlab.catalog import CATALOG
 from genlab.client import AsyncClient, Client, Task
+from genlab.client.journal import judge
 from genlab.experiments._experiment import Experiment
 from genlab.experiments._plan import Cell, plan_cells
 from genlab.experiments._prompt import Prompt, prompt, same_history
@@ -286,13 +286,10 @@ def experiment(
     line = money_line(cells, found)
     if not quiet:
         print(line)  # money first: called from a cell, so stdout is the reader's
-    estimate = sum(c.credits or 0 for c in found.to_send)
-    if max_credits is not None and estimate > max_credits:
-        raise CreditLimitError(
-            f"{line}: more than max_credits={max_credits:,}, so nothing was sent. To run it "
-            f"raise max_credits (to at least {estimate:,}), or plan fewer cells.",
-            estimate=estimate, max_credits=max_credits,
-        )
+    refusal = judge([(c.model, c.credits) for c in found.to_send], max_credits=max_credits,
+                    batch=True, named=line)
+    if refusal is not None:
+        raise refusal.error()
     client.check_budget([c.request for c in found.to_send if c.request is not None])
     errors = _run(client, history, name, found, named, concurrency, timeout, progress)
     exp = Experiment(name, history, cells, list(named), errors=errors, money_line=line,

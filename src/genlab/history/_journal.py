@@ -29,7 +29,6 @@ from genlab.client.journal import (
     Reused,
     SubmitEntry,
     Work,
-    day_limit_error,
 )
 from genlab.history._leases import Leases
 from genlab.history._pending import Pending
@@ -122,10 +121,9 @@ class Journal:
             if entry.day_cap is not None:
                 if self._store.backend == "postgresql":  # every machine's capped submits, in turn
                     db.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _BUDGET_LOCK})
-                spent = self._day_spent(db, entry.submitted_at.timestamp())
-                wanted = entry.counted_credits or 0
-                if spent + wanted > entry.day_cap:
-                    raise day_limit_error(f"{entry.model}: this task", wanted, spent, entry.day_cap)
+                refusal = entry.over_the_day(self._day_spent(db, entry.submitted_at.timestamp()))
+                if refusal is not None:
+                    raise refusal.error()
             db.execute(sa.insert(TASKS).values(row))
         return entry_id
 

@@ -62,7 +62,7 @@ CUT_AT = 4096
 """Strings longer than this are cut when the provenance would exceed its size limit."""
 
 API_KEY_ENV = "GENLAB_API_KEY"
-"""The client's key variable (``genlab.client.journal.API_KEY_ENV``); its value is masked
+"""The client's key variable (``genlab.client.API_KEY_ENV``); its value is masked
 wherever it appears. Named here because genlab.media sits below the client."""
 
 PROVENANCE_FORMATS = (PNG, JPEG, WEBP, MP4, MOV)
