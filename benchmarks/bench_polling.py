@@ -195,7 +195,7 @@ async def watching(base_url: str, n: int, scale: float, concurrency: int, warmup
                 # As if it had submitted the task itself: same body, same submit instant.
                 tracked = learner._life.table.get(task.task_id)
                 assert tracked is not None
-                first._life.table.track(dataclasses.replace(tracked, slot=False))
+                first._life.table.track(dataclasses.replace(tracked, hold=None))  # not its room
                 watchers: list[Awaitable[None]] = [
                     fixed_poll(c, p, task, g * scale)
                     for c, p, g in zip(fixed_clients, fixed, FIXED, strict=True)
