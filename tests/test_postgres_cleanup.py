@@ -42,21 +42,25 @@ def held_cluster(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Path]]
     # The run needs the cluster's fixture alone; the installed plugins (nbval, hypothesis,
     # schemathesis, ...) would add seconds of start-up per run and nothing to what is tested.
     env = {**os.environ, "PG_HOLD_FILE": str(told), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    # Its output goes to a file, not a pipe nobody reads while it runs: a full pipe would
+    # stall the run's own teardown, and a failure here shows what the run said.
+    log = (tmp_path / "run.log").open("w")
     run = subprocess.Popen(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_hold.py"],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
     root = None
     try:
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline and run.poll() is None and not told.exists():
             time.sleep(0.2)
-        assert told.exists(), run.communicate(timeout=30)[0] if run.poll() is not None else ""
+        assert told.exists(), (tmp_path / "run.log").read_text()
         root = Path(told.read_text())
         yield run, root
     finally:
         if run.poll() is None:
             run.kill()
-        run.communicate(timeout=60)
+        run.wait(60)
+        log.close()
         if root is not None:  # whatever the test found, nothing is left behind by it
             remove_stale_clusters(root.parent)
 
@@ -69,7 +73,7 @@ def test_a_stopped_run_stops_its_cluster(held_cluster: tuple[subprocess.Popen[st
     server = _server_of(root / "data")
     assert server is not None and _runs(server)
     run.send_signal(signum)
-    run.wait(120)
+    run.wait(300)  # its teardown stops the cluster: pg_ctl, then SIGQUIT, then SIGKILL, bounded
     assert not _runs(server)
     assert not root.exists()
 
