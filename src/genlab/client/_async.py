@@ -24,7 +24,8 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Unpack
 
@@ -289,16 +290,10 @@ class AsyncClient:
             if on_update is not None and inspect.isawaitable(outcome := on_update(record)):
                 await outcome
 
-        try:
+        with line.until_done():
             record = await self._life.wait(
                 task_id, kind, timeout=timeout, on_update=seen, raise_on_failure=raise_on_failure
             )
-        except TaskFailedError as failed:
-            line.finish(failed.record)
-            raise
-        except BaseException:
-            line.finish(None)
-            raise
         line.finish(record)
         return record
 
@@ -663,6 +658,20 @@ class LiveLine:
         """Redraw the line (from the waiting cell's thread)."""
         if self._handle is not None:
             self._handle.update(self._html(self.html()))
+
+    @contextmanager
+    def until_done(self) -> Iterator[None]:
+        """Around a wait: a wait that raises ends the line (a failed task's record; else
+        nothing known: an interrupt or a timeout reports itself). A wait that returns is
+        ended by the caller with its record."""
+        try:
+            yield
+        except TaskFailedError as failed:
+            self.finish(failed.record)
+            raise
+        except BaseException:
+            self.finish(None)
+            raise
 
     def finish(self, record: TaskRecord | None) -> None:
         """End the line: one line saying how the task ended, or nothing (an interrupt or a

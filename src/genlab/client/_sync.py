@@ -30,7 +30,6 @@ import weakref
 from collections.abc import Callable, Coroutine, Iterable
 from typing import Any, Concatenate, ParamSpec, TypeVar, Unpack
 
-from genlab._errors import TaskFailedError
 from genlab.catalog import RequestBase
 from genlab.client._async import AsyncClient, ClientOptions, LiveLine, in_notebook
 from genlab.client._budget import Budget
@@ -395,25 +394,16 @@ class Client:
             if progress and in_notebook():
                 line = LiveLine(task_id, model,
                                 expected=self._async.expected(task_id, model, kind))
-            record: Result = self._runner.run(
-                lambda: self._async.wait(task, timeout=timeout, on_update=seen,
-                                         raise_on_failure=raise_on_failure, progress=False),
-                interrupted_note=note, tick=line.update if line else None,
-            )
-        except TaskFailedError as failed:
-            if line is not None:
-                line.finish(failed.record)
-            raise
+            with line.until_done() if line is not None else contextlib.nullcontext():
+                record: Result = self._runner.run(
+                    lambda: self._async.wait(task, timeout=timeout, on_update=seen,
+                                             raise_on_failure=raise_on_failure, progress=False),
+                    interrupted_note=note, tick=line.update if line else None,
+                )
         except KeyboardInterrupt as interrupt:  # also one that came before the wait began
-            if line is not None:
-                line.finish(None)
             if isinstance(interrupt, Interrupted):
                 raise
             raise Interrupted(note) from interrupt
-        except BaseException:
-            if line is not None:
-                line.finish(None)
-            raise
         if line is not None:
             line.finish(record)
         return record
