@@ -200,3 +200,20 @@ def test_no_votes_make_an_empty_board_that_lists_the_models() -> None:
     assert board.df["status"].tolist() == ["unrated", "unrated"] and board.votes == 0
     assert "No votes" not in leaderboard_html(board)  # the rows say unrated
     assert genlab.leaderboard is leaderboard
+
+
+def test_a_board_reads_as_its_table_though_it_is_no_dataframe(
+    simulated: list[tuple[pd.DataFrame, Leaderboard]],
+) -> None:
+    """Notebooks written when a board was a DataFrame still read it: columns, rows, length,
+    export; changing it goes through a copy (``to_pandas``)."""
+    _, board = simulated[0]
+    assert not isinstance(board, pd.DataFrame)
+    assert board["score"].equals(board.df["score"]) and len(board) == len(board.df)
+    assert board.loc["m5", "rank"] == 1 and list(board) == list(board.df.columns)
+    assert board.to_csv() == board.df.to_csv()
+    copy = board.to_pandas()
+    copy.loc["m5", "score"] = -1.0
+    assert board.df.loc["m5", "score"] != -1.0
+    with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
+        board.nonsense  # noqa: B018

@@ -226,3 +226,9 @@ def test_a_written_report_shows_as_a_link_to_its_file(
     assert " MB)" in page and str(path) == "out/r.html" and path.path.read_text().startswith("<")
     outside = report.write_report(runs, tmp_path.parent / f"{tmp_path.name}-r.html")
     assert "<a " not in outside._repr_html_()  # outside the notebook's folder: named only
+    # It is no Path, but goes where one goes, as when it was one.
+    assert not isinstance(path, Path) and path == Path("out/r.html")
+    assert path.name == "r.html" and path.exists() and path.read_text().startswith("<")
+    assert path.parent == Path("out") and path / "x" == Path("out/r.html/x")
+    with open(path) as opened:
+        assert opened.read(1) == "<"

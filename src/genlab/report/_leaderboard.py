@@ -23,7 +23,7 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Unpack
 
 import numpy as np
@@ -54,7 +54,9 @@ class Leaderboard:
 
     Attributes:
         df: the table, a DataFrame indexed by competitor (see :func:`leaderboard` for its
-            columns); :meth:`to_pandas` gives a copy to change.
+            columns); :meth:`to_pandas` gives a copy to change. The board reads as its table
+            too (``board["score"]``, ``board.loc[...]``, ``len(board)``), though it is no
+            DataFrame itself.
         matrix: the share of votes the row's competitor won against the column's (ties as
             half), missing where the two never met; with groups in ``by``, indexed by group
             and competitor.
@@ -76,6 +78,23 @@ class Leaderboard:
         self.by = by
         self.level = level
         self.votes = votes
+
+    # It reads as the table it holds (board["score"], len(board), board.loc[...],
+    # board.to_csv(...)), as when it was a DataFrame; what changes the table is the copy's.
+    def __getitem__(self, key: Any) -> Any:
+        return self.df[key]
+
+    def __len__(self) -> int:
+        return len(self.df)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.df)
+
+    def __getattr__(self, name: str) -> Any:
+        table = self.__dict__.get("df")
+        if table is None or name.startswith("_"):
+            raise AttributeError(f"'Leaderboard' object has no attribute {name!r}")
+        return getattr(table, name)
 
     def to_pandas(self) -> pd.DataFrame:
         """The table as a DataFrame of its own (a copy: changing it leaves the board)."""

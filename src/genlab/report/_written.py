@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from genlab.display import LINK, MUTED, escape, text
 
@@ -11,7 +12,8 @@ from genlab.display import LINK, MUTED, escape, text
 class ReportFile:
     """Where a report was written: a notebook cell shows it as a link to open the file, with
     its size; ``print`` gives the plain path, and it goes wherever a path does (``open``,
-    ``os.fspath``). ``path`` is the :class:`~pathlib.Path` itself.
+    ``os.fspath``, ``.name``, ``.read_text()``, ``/``). ``path`` is the
+    :class:`~pathlib.Path` itself.
 
     Example:
         >>> import os, tempfile
@@ -31,6 +33,15 @@ class ReportFile:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
+
+    def __getattr__(self, name: str) -> Any:
+        # Everything else a Path offers (name, exists(), read_text(), parent, ...).
+        if name.startswith("_") or name == "path":  # "path" unset: being copied or unpickled
+            raise AttributeError(f"'ReportFile' object has no attribute {name!r}")
+        return getattr(self.path, name)
+
+    def __truediv__(self, other: str | os.PathLike[str]) -> Path:
+        return self.path / other
 
     def __fspath__(self) -> str:
         return os.fspath(self.path)
