@@ -33,7 +33,9 @@ Example:
 
 from __future__ import annotations
 
+from genlab._errors import CreditLimitError
 from genlab.client._budget import Refusal, judge
+from genlab.client._config import API_KEY_ENV, BASE_URL_ENV, ConfigOptions, RequestLike
 from genlab.client._durations import DurationSample
 from genlab.client._memory import JournalEntry, MemoryJournal
 from genlab.client._pacing import Work
@@ -49,7 +51,23 @@ from genlab.client._protocols import (
 from genlab.client._uploads import safe_filename
 from genlab.client._writer import JournalWriter, recording
 
+
+def day_limit_error(what: str, credits: int, spent: int, cap: int) -> CreditLimitError:
+    """The refusal of a submit (or a batch) that would cross ``Budget(day=...)``, worded by
+    the budget's judge (:class:`Refusal`); kept for journals written against the interface
+    before the judge. ``what`` names it, e.g. ``"video-a: this task"``.
+
+    Example:
+        >>> print(day_limit_error("video-a: this task", 800, 1500, 2000))
+        video-a: this task would cost 800 credits and 500 of today's 2,000 remain (UTC day, every process writing this history). Nothing was sent; raise Budget(day=...) or wait for 00:00 UTC
+    """  # noqa: E501
+    return Refusal("day", None, credits, cap, spent, named=what).error()
+
+
 __all__ = [
+    "API_KEY_ENV",
+    "BASE_URL_ENV",
+    "ConfigOptions",
     "DurationKey",
     "DurationSample",
     "JournalEntry",
@@ -57,11 +75,13 @@ __all__ = [
     "MemoryJournal",
     "PastResult",
     "Refusal",
+    "RequestLike",
     "Reused",
     "SpendJournal",
     "SubmitEntry",
     "TaskJournal",
     "Work",
+    "day_limit_error",
     "judge",
     "record_results",
     "recording",
