@@ -122,3 +122,44 @@ def test_a_card_drawn_while_its_preview_is_being_made_waits_for_it(
     second.join(BOUND)
     assert encode.threads == ["keeping"]
     assert made["card"] == made["keeping"] and made["card"] != data
+
+
+def test_a_batch_makes_no_previews_at_keep_time(
+    monkeypatch: pytest.MonkeyPatch, client_options: dict[str, Any], tmp_path: Path,
+) -> None:
+    """A map's or a grid's results are drawn later, as tiles, if at all: keeping them makes
+    no previews in the background (a batch of many would only evict each other)."""
+    monkeypatch.setattr(client_media, "shows_cards", lambda: True)  # as in a Jupyter kernel
+    encode = CountingEncode(monkeypatch)
+    history = History(tmp_path / "history.sqlite")
+    try:
+        with genlab.Client("http://svc", "k", history=history, transport=_service(hevc_mp4()),
+                           **client_options) as client:
+            [outcome] = client.map([{"model": "video-a", "prompt": "a fox", "duration": 2,
+                                     "resolution": "480P"}])
+    finally:
+        history.close()
+    assert outcome.record is not None and outcome.record.paths
+    assert encode.threads == []
+
+
+def test_a_card_never_hangs_on_a_preview_stuck_in_the_making(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(preview_module, "_WAIT_FOR_MAKER", 0.2)
+    encode = CountingEncode(monkeypatch, gated=True)
+    data = hevc_mp4()
+    first = threading.Thread(target=video_preview, args=(data,), name="stuck")
+    first.start()
+    assert encode.started.wait(BOUND)  # held at its gate until the end of the test
+    stuck_gate = encode.gate
+    encode.gate = threading.Event()  # the card's own encode, if it makes one, is not held
+    encode.gate.set()
+    card: list[bytes] = []
+    waiter = threading.Thread(target=lambda: card.append(video_preview(data)), name="card")
+    waiter.start()
+    waiter.join(BOUND)
+    assert not waiter.is_alive() and card and card[0] != data
+    assert encode.threads == ["stuck", "card"]
+    stuck_gate.set()
+    first.join(BOUND)

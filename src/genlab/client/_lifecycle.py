@@ -160,9 +160,11 @@ class Generations:
             )
             hold.answered(task)
             await self.reuse.told(key, entry.model, note)
-            self.table.track(Tracked(
+            forgotten = self.table.track(Tracked(
                 record.task_id, kind, Work(entry.model, kind), body=entry.body, reused=record,
             ))
+            if forgotten is not None and forgotten.hold is not None:
+                forgotten.hold.give_back()  # a running task pushed out: its room goes back
             return task
 
     async def _pay(self, entry: SubmitEntry, request: RequestBase | None, hold: TaskHold) -> Task:
@@ -273,7 +275,7 @@ class Generations:
                     if fresh is not None:
                         record = fresh
                         if record.succeeded and self.keep_in is not None:
-                            record = await self._keep(here, record)  # 10. before it is told
+                            record = await self._keep(here, record, batch)  # 10. before told
                         if record.status != last_status:
                             last_status = record.status
                             self._status_changed(record)
@@ -288,7 +290,7 @@ class Generations:
                 raise  # not our deadline: someone else's timeout, let it through
             raise timed_out(here, limit, last_status) from None
 
-    async def _keep(self, here: Tracked, record: TaskRecord) -> TaskRecord:
+    async def _keep(self, here: Tracked, record: TaskRecord, batch: bool = False) -> TaskRecord:
         """Save a succeeded task's media (covers, last frames and a JSON sidecar too) in the
         media store before its success is journaled, so a crash in between leaves a task
         that ``resume`` waits for and keeps again. Each fetch is retried where safe and an
@@ -313,7 +315,8 @@ class Generations:
             return record
         await asyncio.to_thread(_stamp, here, record, paths)
         facts = await asyncio.to_thread(measure, paths)  # once, from the kept files
-        start_previews(paths)  # in the background: the card drawn next embeds them
+        if not batch:  # a single result's card comes next; a batch's grid is drawn later
+            start_previews(paths)  # in the background: the card drawn next embeds them
         result = self.describe(record, here, kept=tuple(str(p) for p in paths), media=facts)
         self.writer.record("results_saved", record_results, self.journal, record.task_id,
                            paths, facts, result.mismatches)

@@ -428,9 +428,10 @@ def start_previews(paths: Sequence[Location]) -> None:
     (:func:`shows_cards`). ``generate`` does not wait for them: a card drawn before its
     preview is made waits for the one being made, or makes it itself, never twice."""
     global _previewer
-    if not paths or not shows_cards():
+    local = tuple(p for p in paths if "://" not in str(p))  # never a second remote read
+    if not local or not shows_cards():
         return
-    _previews.put(tuple(paths))
+    _previews.put(local)
     with _previewer_lock:
         if _previewer is None or not _previewer.is_alive():
             _previewer = threading.Thread(target=_make_previews, name="genlab-previews",

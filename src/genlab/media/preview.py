@@ -164,6 +164,9 @@ def _remember(key: bytes, value: bytes) -> None:
             _cache.popitem(last=False)
 
 
+_WAIT_FOR_MAKER = 120.0  # seconds a card waits for a preview another thread is making
+
+
 def video_preview(data: bytes, *, width: int = PREVIEW_WIDTH) -> bytes:
     """``data`` (a video) as every notebook front end plays it: H.264 8-bit yuv420p MP4 with
     MP3 audio (or none), at most ``width`` px wide, ``moov`` first.
@@ -184,7 +187,8 @@ def video_preview(data: bytes, *, width: int = PREVIEW_WIDTH) -> bytes:
             if making is None:
                 making = _making[key] = threading.Event()
                 break
-        making.wait()
+        if not making.wait(_WAIT_FOR_MAKER):
+            return _made(data, key, width)  # the other maker is stuck: never hang a card
     try:
         return _made(data, key, width)
     finally:
