@@ -34,8 +34,12 @@ def held_cluster(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Path]]
     """A test run (a subprocess) holding a cluster open; the run and its cluster's folder."""
     if _bin_dir() is None:
         pytest.skip("PostgreSQL is not installed: `make test` installs Debian's postgresql")
+    # Ctrl-C raises KeyboardInterrupt in a run started from a terminal; a process started by
+    # a pytest-xdist worker inherits SIGINT ignored (Python then installs no handler), so
+    # the run puts the terminal's behaviour back first.
     (tmp_path / "conftest.py").write_text(
-        f"import sys\nsys.path.insert(0, {str(TESTS)!r})\nfrom _postgres import postgres\n")
+        "import signal, sys\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+        f"sys.path.insert(0, {str(TESTS)!r})\nfrom _postgres import postgres\n")
     (tmp_path / "test_hold.py").write_text(_HOLD)
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
     told = tmp_path / "cluster"
