@@ -5,7 +5,6 @@ back into the field; what the history holds, what the list shows and what the li
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,23 +12,8 @@ import pandas as pd
 import pytest
 
 import genlab
-from genlab.emulator import EmulatorHandle, start
-from genlab.widgets import Background, Studio
-
-API_KEY = "studio-prompts-key-3"
-
-
-@pytest.fixture(autouse=True)
-def no_leaked_threads() -> Iterator[None]:
-    yield
-    Background.shared().shutdown()
-    assert [t for t in threading.enumerate() if t.name.startswith("genlab-widgets")] == []
-
-
-@pytest.fixture(scope="module")
-def emulator() -> Iterator[EmulatorHandle]:
-    with start(api_key=API_KEY, time_scale=0.02) as handle:
-        yield handle
+from genlab.emulator import EmulatorHandle
+from genlab.widgets import Studio
 
 
 @pytest.fixture
@@ -41,7 +25,7 @@ def history(tmp_path: Path) -> Iterator[genlab.History]:
 
 @pytest.fixture
 def studio(emulator: EmulatorHandle, history: genlab.History, tmp_path: Path) -> Iterator[Studio]:
-    with genlab.Client(emulator.base_url, API_KEY, history=history) as client:
+    with genlab.Client(emulator.base_url, emulator.api_key, history=history) as client:
         yield Studio(client, model="video-a", media_dir=tmp_path / "media")
 
 
@@ -173,7 +157,7 @@ def test_a_saved_prompt_made_in_the_studio_fills_in_code(studio: Studio,
 
 def test_without_a_history_a_line_says_how_to_keep_one(emulator: EmulatorHandle,
                                                        tmp_path: Path) -> None:
-    with genlab.Client(emulator.base_url, API_KEY) as client:  # an in-memory journal
+    with genlab.Client(emulator.base_url, emulator.api_key) as client:  # in-memory journal
         studio = Studio(client, media_dir=tmp_path / "media")
     control = studio.prompt_versions
     assert "Saved prompts need a genlab History" in control.said
