@@ -41,6 +41,8 @@ from genlab.widgets._fields import BoolField, ChoiceField, IntField, PromptField
 from genlab.widgets._form import ExtraField
 from genlab.widgets._shots import ShotList
 
+from ._fakes import model_of
+
 MODELS = list(CATALOG)
 WAIT = 120.0  # a safety net for a busy machine, not an assertion
 ROW_TYPES = {
@@ -634,13 +636,6 @@ def test_import_genlab_does_not_import_ipywidgets() -> None:
 
 
 # --- the client the widgets need, and their background work -------------------------------
-
-
-def model_of(request_or_body: Mapping[str, Any] | RequestBase) -> str:
-    """The model a fake client was asked for: the Studio hands over validated requests."""
-    if isinstance(request_or_body, RequestBase):
-        return request_or_body.model_name
-    return str(request_or_body["model"])
 
 
 class MemoryClient:

@@ -22,6 +22,8 @@ from genlab.client import BudgetQuote, TaskRecord
 from genlab.client.journal import MemoryJournal, TaskJournal
 from genlab.widgets import Studio, TaskCard
 
+from ._fakes import model_of
+
 WAIT = 120.0
 
 
@@ -143,13 +145,6 @@ def test_reset_flashes_nothing(studio: Studio) -> None:
 
 
 # --- the task list --------------------------------------------------------------------------
-
-
-def model_of(request_or_body: Mapping[str, Any] | RequestBase) -> str:
-    """The model a fake client was asked for: the Studio hands over validated requests."""
-    if isinstance(request_or_body, RequestBase):
-        return request_or_body.model_name
-    return str(request_or_body["model"])
 
 
 class SlowClient:
