@@ -17,6 +17,11 @@ from _postgres import (  # noqa: F401  (fixtures: a PostgreSQL cluster on loopba
     postgres,
     postgres_url,
 )
+from _realtime import (  # noqa: F401  (hooks: the run's processes stay at normal priority)
+    pytest_configure,
+    pytest_terminal_summary,
+    pytest_unconfigure,
+)
 from _s3 import s3, s3_endpoint  # noqa: F401  (fixtures: the loopback S3 server and a bucket)
 from genlab import AsyncClient
 from genlab.emulator import EmulatorHandle, create_app, start

@@ -71,16 +71,20 @@ def _without_realtime(build: Path) -> Path:
     Run as root, Chromium may move a thread (its audio output, when a page plays sound) to a
     real-time class; a spinning real-time thread then starves both cores of a small machine,
     and the process ignores even SIGKILL until it is scheduled. Without CAP_SYS_NICE and with
-    RLIMIT_RTPRIO at 0 the request fails and Chromium runs on at normal priority. Where
+    RLIMIT_RTPRIO at 0 the request fails and Chromium runs on at normal priority; a real-time
+    class inherited from the Playwright driver is reset to the normal one first. Where
     ``setpriv`` or ``prlimit`` is missing, Chromium is started as it is."""
     setpriv, prlimit = shutil.which("setpriv"), shutil.which("prlimit")
     if setpriv is None or prlimit is None:
         return Path(CHROMIUM)
+    chrt = shutil.which("chrt")
+    # A class inherited from the driver (moved to real time from outside) is dropped first.
+    normal = f"{chrt} --other 0 " if chrt else ""
     build.mkdir(parents=True, exist_ok=True)
     launcher = build / "chromium-no-realtime"
     launcher.write_text(
         "#!/bin/sh\n"
-        f'exec {setpriv} --bounding-set -sys_nice --inh-caps -sys_nice -- '
+        f'exec {normal}{setpriv} --bounding-set -sys_nice --inh-caps -sys_nice -- '
         f'{prlimit} --rtprio=0 -- {CHROMIUM} "$@"\n'
     )
     launcher.chmod(0o755)
