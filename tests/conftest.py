@@ -6,7 +6,9 @@ through ``httpx.ASGITransport``, and a real HTTP emulator on a free port.
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -25,6 +27,14 @@ from _realtime import (  # noqa: F401  (hooks: the run's processes stay at norma
 from _s3 import s3, s3_endpoint  # noqa: F401  (fixtures: the loopback S3 server and a bucket)
 from genlab import AsyncClient
 from genlab.emulator import EmulatorHandle, create_app, start
+
+# The run keeps what Jupyter (its notary's database), IPython (a profile) and Matplotlib (a font
+# cache) write in a folder of the checkout, never in the person's home. Set before any worker
+# or kernel starts, so they inherit it.
+OWN_HOME = Path(__file__).resolve().parent.parent / "build" / "test-home"
+for _name, _sub in (("JUPYTER_DATA_DIR", "jupyter-data"), ("IPYTHONDIR", "ipython"),
+                    ("MPLCONFIGDIR", "matplotlib")):
+    os.environ[_name] = str(OWN_HOME / _sub)
 
 # Distinctive, so a search for it in reprs, messages and files cannot match by accident.
 CLIENT_KEY = "sk-genlab-test-5f0c2a9e7d"

@@ -231,6 +231,7 @@ def jupyterlab(build: Path, frontend: Frontend = "lab", *,
     env["JUPYTERLAB_SETTINGS_DIR"] = str(build / "user-settings")
     home = build / "home"
     for name, sub in (("HOME", ""), ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"),
+                      ("JUPYTER_DATA_DIR", "xdg-data/jupyter"),
                       ("JUPYTER_RUNTIME_DIR", "runtime"), ("JUPYTER_CONFIG_DIR", "config"),
                       ("IPYTHONDIR", "ipython"), ("MPLCONFIGDIR", "matplotlib"),
                       ("XDG_CACHE_HOME", "cache"), ("XDG_CONFIG_HOME", "xdg-config"),
