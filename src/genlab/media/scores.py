@@ -361,11 +361,14 @@ def _measure_image(opened: Any) -> _Measures:
 def _measure_video(opened: Any, name: str) -> _Measures:
     import av
     import numpy as np
+    from av.video.reformatter import VideoReformatter
 
     rgb_differences: list[float] = []
     grey_differences: list[float] = []
     blacks: list[bool] = []
     sharp: list[float] = []
+    # One scaler per output size, so each keeps its scaling context from frame to frame.
+    small_scaler, sharp_scaler = VideoReformatter(), VideoReformatter()
     with av.open(opened, mode="r") as container:
         if not container.streams.video:
             raise ValueError(f"{name} has no video stream")
@@ -398,12 +401,14 @@ def _measure_video(opened: Any, name: str) -> _Measures:
                 index = at(frame.pts, count)
                 count += 1
                 if index in sharp_at or (not sharp_at and count == 1):
-                    grey = frame.reformat(width=sharp_w, height=sharp_h, format="gray")
+                    grey = sharp_scaler.reformat(frame, width=sharp_w, height=sharp_h,
+                                                 format="gray")
                     sharp.append(_laplacian_variance(
                         grey.to_ndarray()[:, :sharp_w].astype(np.float32)))
                 if wanted is not None and index not in wanted:
                     continue
-                rgb = frame.reformat(width=small_w, height=small_h, format="rgb24").to_ndarray()
+                rgb = small_scaler.reformat(frame, width=small_w, height=small_h,
+                                            format="rgb24").to_ndarray()
                 rgb_f = rgb.astype(np.float32)
                 grey_f = _grey(rgb_f)
                 blacks.append(_is_black(grey_f))
