@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from genlab.media import MediaInfo, Result
+from genlab.media import scores as scores_module
 from genlab.media.scores import SCORERS, score
 
 WIDTH, HEIGHT, FPS, SECONDS = 160, 90, 25, 2
@@ -25,14 +26,17 @@ def _texture(seed: int = 1, width: int = WIDTH + 200, height: int = HEIGHT) -> n
     return np.clip(np.stack([grey, grey * 0.8 + 20, 220 - grey * 0.7], axis=-1), 0, 255)
 
 
-def _clip(path: Path, frame_at: Callable[[int], np.ndarray]) -> Path:
+def _clip(path: Path, frame_at: Callable[[int], np.ndarray], *, seconds: int = SECONDS,
+          preset: str = "ultrafast", crf: str = "18", muxer: dict[str, str] | None = None
+          ) -> Path:
+    """An H.264 clip; ``preset="veryfast"`` has B-frames, some of which nothing refers to."""
     import av
 
-    with av.open(str(path), mode="w") as out:
+    with av.open(str(path), mode="w", options=muxer) as out:
         stream: Any = out.add_stream("libx264", rate=FPS)
         stream.width, stream.height, stream.pix_fmt = WIDTH, HEIGHT, "yuv420p"
-        stream.options = {"crf": "18", "preset": "ultrafast"}
-        for i in range(FPS * SECONDS):
+        stream.options = {"crf": crf, "preset": preset}
+        for i in range(FPS * seconds):
             frame = av.VideoFrame.from_ndarray(frame_at(i).astype(np.uint8), format="rgb24")
             frame.pts, frame.time_base = i, Fraction(1, FPS)
             for packet in stream.encode(frame):
@@ -101,6 +105,40 @@ def test_a_blurred_image_scores_lower_sharpness_than_the_sharp_one(tmp_path: Pat
     blurred_score = score(_result(tmp_path / "blurred.png"), ["sharpness"])["sharpness"]
     assert sharp_score is not None and blurred_score is not None
     assert blurred_score < sharp_score / 5
+
+
+def _fresh_scores(path: Path) -> dict[str, float | None]:
+    scores_module._clear_cache()
+    return score(_result(path), list(SCORERS))
+
+
+@pytest.mark.parametrize("muxer", [None, {"movflags": "frag_keyframe+empty_moov"}],
+                         ids=["mp4", "fragmented mp4"])
+def test_an_mp4_scores_the_same_when_opening_it_decodes_no_frame(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, muxer: dict[str, str] | None) -> None:
+    scene = _texture(width=WIDTH + 400)
+    clip = _clip(tmp_path / "pan.mp4", lambda i: scene[:, 3 * i:3 * i + WIDTH], seconds=4,
+                 preset="veryfast", muxer=muxer)
+    quick = _fresh_scores(clip)
+    monkeypatch.setattr(scores_module, "_BOXED", frozenset())  # probed in full, as other containers
+    assert _fresh_scores(clip) == quick
+    assert quick["motion"] is not None and quick["motion"] > 0.01  # measured, over the clip
+
+
+def test_frames_nothing_refers_to_are_measured_as_when_decoded_in_full(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Those frames skip the deblocking filter; no other frame is predicted from them, so the
+    # difference stays in them. Compressed hard enough that the filter matters: skipping it on
+    # every frame moves motion by 2 % and sharpness by 4 % here.
+    scene = _texture(width=WIDTH + 400)
+    clip = _clip(tmp_path / "pan.mp4", lambda i: scene[:, 3 * i:3 * i + WIDTH], seconds=4,
+                 preset="veryfast", crf="28")
+    quick = _fresh_scores(clip)
+    monkeypatch.setattr(scores_module, "_LOOP_FILTER", "default")  # every frame deblocked
+    full = _fresh_scores(clip)
+    assert quick["frozen"] == full["frozen"] and quick["black"] == full["black"]
+    for name in ("motion", "flicker", "sharpness"):
+        assert quick[name] == pytest.approx(full[name], rel=0.005), name
 
 
 def test_a_video_has_a_sharpness_too(clips: dict[str, Path]) -> None:
