@@ -148,6 +148,59 @@ def test_a_models_first_task_borrows_the_spread_its_kind_has_shown() -> None:
         clip(5.0, model="video-b")).sigma / 2
 
 
+def _follower(tasks_per_model: int, models: tuple[str, ...], pace: dict[str, float] | None = None,
+              seed: int = 2) -> DurationModel:
+    """A duration model that saw ``tasks_per_model`` tasks of each model, each within +-25 %
+    of its kind's prior times the model's ``pace`` (1: as the prior says)."""
+    rng = random.Random(seed)
+    model = DurationModel()
+    for name in models:
+        for i in range(tasks_per_model):
+            work = clip(4.0 + 4.0 * (i % 2), model=name)
+            expected = DurationModel().predict(work).median * (pace or {}).get(name, 1.0)
+            model.observe(sample(work, expected * rng.uniform(0.75, 1.25), f"{name}-{i}"))
+    return model
+
+
+def spread(prediction: Prediction) -> float:
+    """How many times longer the 95th percentile is than the 5th."""
+    return prediction.quantile(0.95) / prediction.quantile(0.05)
+
+
+def test_a_service_that_follows_its_priors_narrows_the_forecast_of_models_not_seen_yet() -> None:
+    model = _follower(3, ("video-a", "video-b", "video-c"))
+    prior = DurationModel().predict(clip(model="video-f"))
+    unseen = model.predict(clip(model="video-f"))
+    assert unseen.samples == 0 and unseen.learned
+    assert spread(unseen) < spread(prior) ** 0.6  # narrower than the prior, not just its pace
+    # No image has run: a service that keeps to its video priors is trusted on images too.
+    image = Work("image-b", "image", 1024 * 1024)
+    assert spread(model.predict(image)) < spread(DurationModel().predict(image)) ** 0.7
+    # ... and it still covers the +-25 % its tasks vary by.
+    assert unseen.quantile(0.05) < 0.8 * unseen.median and unseen.quantile(0.95) > 1.2 * (
+        unseen.median)
+
+
+def test_a_service_whose_models_scatter_about_their_priors_keeps_wide_forecasts() -> None:
+    paces = {"video-a": 0.4, "video-b": 2.5, "video-c": 1.0, "video-d": 0.6}
+    model = _follower(3, tuple(paces), paces)
+    unseen = model.predict(clip(model="video-f"))
+    assert spread(unseen) >= spread(Prediction(1.0, 0.4))  # as wide as it was, or wider
+
+
+def test_a_models_few_tasks_are_read_against_how_closely_its_siblings_follow_the_priors() -> None:
+    # Four models ran as the priors say; video-f's one task ran 20 % over. In such a service
+    # that is more likely its draw than its pace: its next forecast lies between the two.
+    model = _follower(4, ("video-a", "video-b", "video-c", "video-d"))
+    prior = DurationModel().predict(clip(5.0)).median
+    model.observe(sample(clip(5.0, model="video-f"), 1.2 * prior, "f0"))
+    forecast = model.predict(clip(5.0, model="video-f"))
+    assert forecast.samples == 1 and prior < forecast.median < 1.2 * prior
+    alone = DurationModel()
+    alone.observe(sample(clip(5.0, model="video-f"), 1.2 * prior, "f0"))
+    assert alone.predict(clip(5.0, model="video-f")).median == pytest.approx(1.2 * prior)
+
+
 def test_the_same_task_teaches_once_and_failures_teach_nothing() -> None:
     model = DurationModel()
     model.observe(sample(clip(), 30.0, "t1"))
