@@ -164,8 +164,8 @@ class DurationModel:
         self._residuals: dict[str, tuple[float, ...]] = {}
         self._seen: OrderedDict[str, None] = OrderedDict()
         self._version = 0  # bumped by every refit: what the cached fidelity was learned from
-        # (version, prior scale) -> each model's pace and tau2, as _fidelity_of learned them
-        self._fidelity: tuple[tuple[int, float], dict[str, float], float | None] | None = None
+        # (version, prior scale, declared) -> each model's pace and tau2 (see _fidelity_of)
+        self._fidelity: tuple[tuple[int, float, bool], dict[str, float], float | None] | None = None
         for sample in samples:
             self._add(sample)
         for name in list(self._samples):
@@ -329,7 +329,7 @@ class DurationModel:
         refit (or a newly declared time scale).
         """
         scale = self.prior_scale
-        key = (self._version, scale)
+        key = (self._version, scale, self._declared is not None)
         if self._fidelity is not None and self._fidelity[0] == key:
             return self._fidelity[1], self._fidelity[2]
         paces = {m: self._pace(m, f, scale) for m, f in self._fits.items()}
