@@ -676,6 +676,27 @@ def test_a_batch_learns_from_its_first_finished_task() -> None:
         assert learned[name] < 1.0 < alone[name]
 
 
+def test_in_a_batch_a_new_model_costs_fewer_polls_on_a_service_that_keeps_to_its_priors() -> None:
+    # Both services ran three video models; one kept to the priors within +-25 %, the other's
+    # models ran 0.4 to 2.5 times the priors. A new model's task, 10 % over its prior, is
+    # seen in time on both, at far fewer polls where the priors have proved good.
+    def polls(model: DurationModel) -> tuple[int, float]:
+        work = clip(5.0, model="video-f")
+        finish = 1.1 * DurationModel().predict(work).median
+        pacer = ForecastPacing(model.predict).pacer(work, batch=True)
+        t, count = 0.0, 1
+        while t < finish:
+            t += pacer.next_delay(record("processing"), t, None)
+            count += 1
+        return count, t - finish
+
+    paces = {"video-a": 0.4, "video-b": 2.5, "video-c": 1.0}
+    (kept, kept_lag), (scattered, scattered_lag) = (
+        polls(_follower(4, tuple(paces))), polls(_follower(4, tuple(paces), paces)))
+    assert kept_lag <= 1.0 and scattered_lag <= 1.0
+    assert kept < 0.75 * scattered
+
+
 async def test_the_emulator_declares_its_time_scale_and_the_client_scales_its_priors(
     client_app: Any, client_key: str,
 ) -> None:
