@@ -148,6 +148,59 @@ def test_a_models_first_task_borrows_the_spread_its_kind_has_shown() -> None:
         clip(5.0, model="video-b")).sigma / 2
 
 
+def _follower(tasks_per_model: int, models: tuple[str, ...], pace: dict[str, float] | None = None,
+              seed: int = 2) -> DurationModel:
+    """A duration model that saw ``tasks_per_model`` tasks of each model, each within +-25 %
+    of its kind's prior times the model's ``pace`` (1: as the prior says)."""
+    rng = random.Random(seed)
+    model = DurationModel()
+    for name in models:
+        for i in range(tasks_per_model):
+            work = clip(4.0 + 4.0 * (i % 2), model=name)
+            expected = DurationModel().predict(work).median * (pace or {}).get(name, 1.0)
+            model.observe(sample(work, expected * rng.uniform(0.75, 1.25), f"{name}-{i}"))
+    return model
+
+
+def spread(prediction: Prediction) -> float:
+    """How many times longer the 95th percentile is than the 5th."""
+    return prediction.quantile(0.95) / prediction.quantile(0.05)
+
+
+def test_a_service_that_follows_its_priors_narrows_the_forecast_of_models_not_seen_yet() -> None:
+    model = _follower(3, ("video-a", "video-b", "video-c"))
+    prior = DurationModel().predict(clip(model="video-f"))
+    unseen = model.predict(clip(model="video-f"))
+    assert unseen.samples == 0 and unseen.learned
+    assert spread(unseen) < spread(prior) ** 0.6  # narrower than the prior, not just its pace
+    # No image has run: a service that keeps to its video priors is trusted on images too.
+    image = Work("image-b", "image", 1024 * 1024)
+    assert spread(model.predict(image)) < spread(DurationModel().predict(image)) ** 0.7
+    # ... and it still covers the +-25 % its tasks vary by.
+    assert unseen.quantile(0.05) < 0.8 * unseen.median and unseen.quantile(0.95) > 1.2 * (
+        unseen.median)
+
+
+def test_a_service_whose_models_scatter_about_their_priors_keeps_wide_forecasts() -> None:
+    paces = {"video-a": 0.4, "video-b": 2.5, "video-c": 1.0, "video-d": 0.6}
+    model = _follower(3, tuple(paces), paces)
+    unseen = model.predict(clip(model="video-f"))
+    assert spread(unseen) >= spread(Prediction(1.0, 0.4))  # as wide as it was, or wider
+
+
+def test_a_models_few_tasks_are_read_against_how_closely_its_siblings_follow_the_priors() -> None:
+    # Four models ran as the priors say; video-f's one task ran 20 % over. In such a service
+    # that is more likely its draw than its pace: its next forecast lies between the two.
+    model = _follower(4, ("video-a", "video-b", "video-c", "video-d"))
+    prior = DurationModel().predict(clip(5.0)).median
+    model.observe(sample(clip(5.0, model="video-f"), 1.2 * prior, "f0"))
+    forecast = model.predict(clip(5.0, model="video-f"))
+    assert forecast.samples == 1 and prior < forecast.median < 1.2 * prior
+    alone = DurationModel()
+    alone.observe(sample(clip(5.0, model="video-f"), 1.2 * prior, "f0"))
+    assert alone.predict(clip(5.0, model="video-f")).median == pytest.approx(1.2 * prior)
+
+
 def test_the_same_task_teaches_once_and_failures_teach_nothing() -> None:
     model = DurationModel()
     model.observe(sample(clip(), 30.0, "t1"))
@@ -621,6 +674,27 @@ def test_a_batch_learns_from_its_first_finished_task() -> None:
     assert learned["video-a"] == pytest.approx(alone["video-a"])  # the first one is the same
     for name in ("video-c", "video-f"):  # the rest are found sooner for what it taught
         assert learned[name] < 1.0 < alone[name]
+
+
+def test_in_a_batch_a_new_model_costs_fewer_polls_on_a_service_that_keeps_to_its_priors() -> None:
+    # Both services ran three video models; one kept to the priors within +-25 %, the other's
+    # models ran 0.4 to 2.5 times the priors. A new model's task, 10 % over its prior, is
+    # seen in time on both, at far fewer polls where the priors have proved good.
+    def polls(model: DurationModel) -> tuple[int, float]:
+        work = clip(5.0, model="video-f")
+        finish = 1.1 * DurationModel().predict(work).median
+        pacer = ForecastPacing(model.predict).pacer(work, batch=True)
+        t, count = 0.0, 1
+        while t < finish:
+            t += pacer.next_delay(record("processing"), t, None)
+            count += 1
+        return count, t - finish
+
+    paces = {"video-a": 0.4, "video-b": 2.5, "video-c": 1.0}
+    (kept, kept_lag), (scattered, scattered_lag) = (
+        polls(_follower(4, tuple(paces))), polls(_follower(4, tuple(paces), paces)))
+    assert kept_lag <= 1.0 and scattered_lag <= 1.0
+    assert kept < 0.75 * scattered
 
 
 async def test_the_emulator_declares_its_time_scale_and_the_client_scales_its_priors(

@@ -16,6 +16,15 @@ the priors is ten times faster at images and videos alike). Priors are in real-s
 seconds and multiplied by ``scale`` (a sped-up emulator: 0.05), or by the time scale the
 service declares (:meth:`DurationModel.declare`; the emulator's ``Genlab-Time-Scale``).
 
+How wide that prior is, is learned too (empirical Bayes): each model that ran tests the
+forecast a new model would have had, its pace against the pace the others set (or against
+the priors at the declared time scale). From those tests the model estimates ``tau``, how far
+this service's models stray from where their kind's pace puts them. A service that keeps to
+its priors narrows every new model's forecast after a few tasks, images included when only
+videos ran; and a model's own first tasks are read against it (a few tasks of a model
+in such a service say more about their draw than about the model). A service whose models
+scatter keeps its forecasts wide.
+
 Example:
     >>> model = DurationModel()
     >>> clip = Work("video-a", "video", pixels=1280 * 720, seconds=5.0)
@@ -93,6 +102,9 @@ KIND_SIGMA = 0.8  # a prior's spread, set by the kind's other models' pace
 SERVICE_SIGMA = 0.9  # ... set by other kinds' pace only
 
 NOISE_PRIOR = 0.25  # the spread assumed of one model's tasks, before residuals say otherwise
+FIDELITY_PRIOR = 0.3  # how far a model is assumed to run from where its kind's pace puts it
+FIDELITY_LOG_SD = 1.0  # ... held loosely: the spread (in log) of that assumption
+FIDELITY_GRID = tuple(0.01 * 1.15**i for i in range(36))  # the values of it weighed (to ~1.3)
 NOISE_WEIGHT = 2.0  # ... worth this many residuals
 SHAPE_WEIGHT = 2.0  # pseudo-samples holding fixed/per_second to the prior's ratio
 GAMMA_WEIGHT = 1.0  # shrinkage of a model's own gamma toward its kind's
@@ -151,6 +163,9 @@ class DurationModel:
         self._fits: dict[str, _Fit] = {}
         self._residuals: dict[str, tuple[float, ...]] = {}
         self._seen: OrderedDict[str, None] = OrderedDict()
+        self._version = 0  # bumped by every refit: what the cached fidelity was learned from
+        # (version, prior scale, declared) -> each model's pace and tau2 (see _fidelity_of)
+        self._fidelity: tuple[tuple[int, float, bool], dict[str, float], float | None] | None = None
         for sample in samples:
             self._add(sample)
         for name in list(self._samples):
@@ -220,18 +235,16 @@ class DurationModel:
                 math.log1p(work.seconds or 0.0), fit.seconds
             ) * REACH_SECONDS
             noise = self._noise_of(kind)
+            median, unsure = self._shrunk(work.model, fit, median, noise, work, kind)
             shape = self._shape_of(kind)
             if len(shape) < MIN_SHAPE:
-                sigma = math.sqrt(noise**2 * (1 + 1 / fit.n) + reach**2)
+                sigma = math.sqrt(noise**2 + unsure + reach**2)
                 return Prediction(median, max(MIN_SIGMA, sigma), fit.n)
             # The residuals seen (pooled over the kind's models) give the shape; each is
-            # smoothed by the usual kernel width plus what this model's fit is unsure of.
+            # smoothed by the usual kernel width plus what this model's median is unsure of.
             kernel = 0.9 * statistics.pstdev(shape) * len(shape) ** -0.2
-            sigma = math.sqrt(kernel**2 + noise**2 / fit.n + reach**2)
-            # Its quantiles stand for it: the same shape at a fixed, small cost per poll.
-            if len(shape) > SHAPE_POINTS:
-                shape = tuple(statistics.quantiles(shape, n=SHAPE_POINTS + 1, method="inclusive"))
-            return Prediction(median, max(MIN_SIGMA / 2, sigma), fit.n, shape=shape)
+            sigma = math.sqrt(kernel**2 + unsure + reach**2)
+            return Prediction(median, max(MIN_SIGMA / 2, sigma), fit.n, shape=_points(shape))
 
     def samples(self, model: str) -> int:
         """How many finished tasks of ``model`` the fit rests on."""
@@ -265,13 +278,117 @@ class DurationModel:
 
     def _noise_of(self, kind: str | None) -> float:
         """The spread of one task about its model's fit, pooled over the kind's models (each
-        model's first task only fixes its fit, so counts ``n - 1``) and held to the prior."""
+        model's first task only fixes its fit, so counts ``n - 1``) and held to the prior.
+        A kind none of whose models has run twice borrows the service's other kinds'."""
         squares, freedom = NOISE_WEIGHT * NOISE_PRIOR**2, NOISE_WEIGHT
-        for m, fit in self._fits.items():
-            if self._kinds.get(m) == kind and fit.n > 1:
-                squares += fit.noise**2 * fit.n
-                freedom += fit.n - 1
+        for everyone in (False, True):
+            for m, fit in self._fits.items():
+                if (everyone or self._kinds.get(m) == kind) and fit.n > 1:
+                    squares += fit.noise**2 * fit.n
+                    freedom += fit.n - 1
+            if freedom > NOISE_WEIGHT:
+                break
         return math.sqrt(squares / freedom)
+
+    # --- how closely this service follows its priors (empirical Bayes) ----------------
+
+    def _centre(self, kind: str | None, paces: dict[str, float], tau2: float,
+                without: str | None = None) -> tuple[float, float] | None:
+        """Where a model of ``kind`` is expected to run against its kind's prior (log), and
+        how unsure that is (a variance): the mean pace of the kind's other models, else of
+        the service's other models, else 0 when the service declared its time scale (the
+        priors at that scale); None when nothing says it (an unknown service's first model).
+
+        ``k`` models' mean pace misses a new model's by its own ``tau2`` plus the mean's
+        variance ``(tau2 + v) / k``, with ``v`` the mean variance of one model's pace measured
+        from its ``n`` tasks (``noise**2 / n``); only the second part is returned here."""
+        others = {m: d for m, d in paces.items() if m != without}
+        mine = [m for m in others if self._kinds.get(m) == kind]
+        chosen = mine or list(others)
+        if not chosen:
+            return (0.0, 0.0) if self._declared is not None else None
+        v = statistics.fmean(self._noise_of(self._kinds.get(m)) ** 2 / self._fits[m].n
+                             for m in chosen)
+        return statistics.fmean(others[m] for m in chosen), (tau2 + v) / len(chosen)
+
+    def _fidelity_of(self) -> tuple[dict[str, float], float | None]:
+        """Each model's pace against its kind's prior (log), and ``tau2``: the variance of a
+        model's pace about where its kind's pace puts it, learned from the models that ran
+        (None before any model could be compared with a pace set without it).
+
+        The model: a model's pace is ``c + u``, ``c`` the pace of the service (what
+        :meth:`_centre` estimates), ``u ~ N(0, tau2)`` the model's own deviation. Each model
+        ``m`` that ran is a forecast test: its pace less the centre set by the others,
+        ``e = d_m - c_-m``, is normal with variance ``tau2 (1 + 1/k) + v_m + v/k`` (its own
+        deviation, the centre's; ``v_m = noise**2 / n_m`` from its finished tasks, the
+        residuals). ``tau2`` is weighed on a grid of values by the likelihood of every
+        model's ``e`` times a log-normal prior about ``FIDELITY_PRIOR``; the answer is its
+        posterior mean in log (``exp(2 E[log tau])``, not pulled up by the prior's long tail).
+        A service whose models land within a few percent of their priors narrows ``tau2``
+        after a few models; one whose models scatter keeps it wide. Cached until the next
+        refit (or a newly declared time scale).
+        """
+        scale = self.prior_scale
+        key = (self._version, scale, self._declared is not None)
+        if self._fidelity is not None and self._fidelity[0] == key:
+            return self._fidelity[1], self._fidelity[2]
+        paces = {m: self._pace(m, f, scale) for m, f in self._fits.items()}
+        tests = []  # (e, v_m, mean v of the centre, k) per model with a centre without it
+        for m, fit in self._fits.items():
+            kind = self._kinds.get(m)
+            centre = self._centre(kind, paces, 0.0, without=m)
+            if centre is None:
+                continue
+            c, v_centre = centre  # with tau2 = 0: v / k, the centre's own measuring error
+            others = [o for o in paces if o != m]
+            k = len([o for o in others if self._kinds.get(o) == kind]) or len(others)
+            v_m = self._noise_of(kind) ** 2 / fit.n
+            tests.append((paces[m] - c, v_m, v_centre, k))
+        tau2: float | None = None
+        if tests:
+            weights = []
+            for tau in FIDELITY_GRID:
+                t2 = tau * tau
+                log_w = -0.5 * (math.log(tau / FIDELITY_PRIOR) / FIDELITY_LOG_SD) ** 2
+                for e, v_m, v_centre, k in tests:
+                    var = t2 * (1 + (1 / k if k else 0.0)) + v_m + v_centre
+                    log_w -= 0.5 * (math.log(var) + e * e / var)
+                weights.append(log_w)
+            top = max(weights)
+            ws = [math.exp(w - top) for w in weights]
+            log_tau = sum(w * math.log(t) for w, t in zip(ws, FIDELITY_GRID, strict=True))
+            tau2 = math.exp(2 * log_tau / sum(ws))
+        self._fidelity = (key, paces, tau2)
+        return paces, tau2
+
+    def _shrunk(self, model: str, fit: _Fit, median: float, noise: float, work: Work,
+                kind: str | None) -> tuple[float, float]:
+        """A fitted model's median, drawn toward where its kind's pace puts it, and the
+        variance (log) left in that median.
+
+        Its ``n`` tasks measure its pace with variance ``noise**2 / n``; the centre ``c``
+        set by the other models (with variance ``w_c``) places it within ``tau2``. The
+        posterior of a normal mean: precisions add, ``P = n / noise**2 + 1 / tau2``, and the
+        median is the precision-weighted mean of the two, ``a = (n / noise**2) / P`` on the
+        model's own fit; what is left unsure is ``1 / P + (1 - a)**2 w_c``. A service that
+        follows its priors (small ``tau2``) thus needs few tasks of a model to place it well;
+        with nothing to compare (``tau2`` not learned yet) it is the fit alone,
+        ``noise**2 / n``.
+        """
+        own = noise**2 / fit.n
+        paces, tau2 = self._fidelity_of()
+        centre = self._centre(kind, paces, tau2 or 0.0, without=model) if tau2 else None
+        if centre is None or tau2 is None:
+            return median, own
+        c, w_c = centre
+        precision = 1 / own + 1 / tau2
+        a = (1 / own) / precision
+        prior = PRIORS.get(kind or "", UNKNOWN_PRIOR)
+        scale = self.prior_scale
+        guessed = self._shape(prior.fixed * scale, prior.per_second * scale, prior.gamma,
+                              prior.delta, work, kind) * math.exp(c)
+        shrunk = math.exp(a * math.log(median) + (1 - a) * math.log(guessed))
+        return shrunk, 1 / precision + (1 - a) ** 2 * w_c
 
     def _add(self, sample: DurationSample) -> bool:
         if sample.seconds <= 0 or not sample.work.model:
@@ -305,9 +422,22 @@ class DurationModel:
         # this service runs (whole durations, not ``fixed`` alone: a fit may split them
         # differently from the prior). The kind's own models say it best; without any, the
         # service's other kinds do: a fast service is fast at everything.
-        ratios = {m: self._pace(m, f, scale) for m, f in self._fits.items()}
+        ratios, tau2 = self._fidelity_of()
         mine = [r for m, r in ratios.items() if self._kinds.get(m) == kind]
         informed = self._declared is not None
+        centre = self._centre(kind, ratios, tau2) if tau2 is not None else None
+        if centre is not None and tau2 is not None:
+            # Learned how closely models follow their priors: the kind's (else the service's)
+            # pace, missed by a new model's own deviation (tau2) and the centre's error, plus
+            # one task's noise about its model: the kind's residuals when enough, else normal.
+            c, w_c = centre
+            shape = self._shape_of(kind)
+            if len(shape) >= MIN_SHAPE:
+                kernel = 0.9 * statistics.pstdev(shape) * len(shape) ** -0.2
+                return Prediction(median * math.exp(c), math.sqrt(kernel**2 + tau2 + w_c), 0,
+                                  shape=_points(shape), informed=True)
+            sigma = math.sqrt(self._noise_of(kind) ** 2 + tau2 + w_c)
+            return Prediction(median * math.exp(c), sigma, 0, informed=True)
         if mine:
             return Prediction(median * math.exp(statistics.fmean(mine)),
                               prior.sigma * KIND_SIGMA, 0, informed=True)
@@ -326,6 +456,7 @@ class DurationModel:
         return math.log(ran / guessed)
 
     def _refit(self, model: str) -> None:
+        self._version += 1
         samples = list(self._samples[model])
         kind = self._kinds.get(model)
         prior = PRIORS.get(kind or "", UNKNOWN_PRIOR)
@@ -429,6 +560,13 @@ def _log_pixels(work: Work, kind: str | None) -> float:
     if not work.pixels or reference is None:
         return 0.0
     return math.log(work.pixels / reference)
+
+
+def _points(shape: tuple[float, ...]) -> tuple[float, ...]:
+    """A shape's quantiles stand for it: the same shape at a fixed, small cost per poll."""
+    if len(shape) > SHAPE_POINTS:
+        return tuple(statistics.quantiles(shape, n=SHAPE_POINTS + 1, method="inclusive"))
+    return shape
 
 
 def _outside(value: float, seen: tuple[float, float]) -> float:
