@@ -57,7 +57,17 @@ lab: $(LAB)
 app: $(APP)
 	$(PY) -m genlab app
 
-test: lint typecheck pytest
+# lint and typecheck run alongside pytest, at a lower priority (they take the cores pytest leaves
+# idle, e.g. while its workers start or while the last file finishes): their output is printed
+# after pytest's, and make test fails when any of the three fails.
+test: $(DEV) postgres
+	@checks=$$(mktemp); \
+	nice -n 10 $(MAKE) --no-print-directory -k lint typecheck >$$checks 2>&1 & pid=$$!; \
+	$(MAKE) --no-print-directory pytest; tests=$$?; \
+	wait $$pid; lint=$$?; \
+	echo "--- make lint typecheck (run alongside pytest) ---"; cat $$checks; rm -f $$checks; \
+	if [ $$lint -ne 0 ]; then echo "make test: lint or typecheck failed (above)"; fi; \
+	[ $$lint -eq 0 ] && [ $$tests -eq 0 ]
 
 lint: $(DEV)
 	$(VENV)/bin/ruff check src tests benchmarks
@@ -67,9 +77,12 @@ typecheck: $(DEV)
 	$(VENV)/bin/mypy
 
 # One worker per core, each running whole files (their module-scoped servers are started
-# once); nbval's notebooks run the same way.
+# once); nbval's notebooks run the same way. Bytecode is written even where
+# PYTHONDONTWRITEBYTECODE is set: otherwise each worker rewrites the assertions of every test
+# module again (seconds per worker) and each kernel, server and CLI run the tests start compiles
+# this checkout's modules again; the caches are __pycache__ folders, which git ignores.
 pytest: $(DEV) postgres
-	$(PY) -m pytest -n auto --dist loadfile
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n auto --dist loadfile
 
 # PostgreSQL for the history's tests: Debian's package, installed (as root) when missing. The
 # tests make a throwaway cluster on a free loopback port themselves and remove it afterwards.

@@ -87,14 +87,26 @@ def client_options() -> dict[str, Any]:
 
 
 LONGEST_FIRST = (
+    "tests/test_history.py",
+    "tests/test_report_run.py",
+    "tests/reliability/test_secrets.py",
     "tests/test_wheel.py",
+    "tests/test_history_team.py",
     "tests/test_emulator_hostile.py",
-    "tests/reliability/test_parity.py",
-    "tests/test_media_storage.py",
+    "tests/test_leaderboard.py",
+    "tests/test_ratings.py",
+    "tests/reliability/test_hostile.py",
+    "tests/test_readme_examples.py",
+    "tests/test_profiles_limits.py",
+    "tests/test_temp_folders.py",
+    "notebooks/05-reference-media.ipynb",
+    "notebooks/07-prompt-experiments.ipynb",
+    "notebooks/06-which-model-is-better.ipynb",
 )
-"""The files that take longest (``--durations``), handed out first: under ``-n auto --dist
-loadfile`` each worker runs whole files, so a long file handed out last is run alone while the
-other workers idle. The order of the tests within a file does not change."""
+"""The files that take longest (their tests' durations summed, from ``--junitxml``), handed out
+first: under ``-n auto --dist loadfile`` each worker runs whole files, so a long file handed out
+last is run alone while the other workers idle. The order of the tests within a file does not
+change."""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

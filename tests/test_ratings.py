@@ -5,6 +5,7 @@ never lost when several processes rate into one database at once."""
 from __future__ import annotations
 
 import json
+import select
 import sqlite3
 import subprocess
 import sys
@@ -127,12 +128,12 @@ def test_history_migrate_copies_the_votes_once(tmp_path: Path, postgres_url: str
 
 
 _RATER = textwrap.dedent("""
-    import sys, time
+    import sys
     import pandas as pd
     from genlab.history import History
     from genlab.rating import RatingSession
 
-    location, rater, start = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    location, rater = sys.argv[1], sys.argv[2]
     history = History(location)
     runs = pd.DataFrame({
         "task_id": [f"t{p}-{m}" for p in range(6) for m in range(4)],
@@ -141,8 +142,8 @@ _RATER = textwrap.dedent("""
         "status": "succeeded",
     })
     session = RatingSession(runs, history=history, rater=rater, seed=len(rater), pairs=36)
-    while time.time() < start:  # both begin together
-        time.sleep(0.005)
+    print("ready", flush=True)
+    sys.stdin.readline()  # both begin together: when both are ready
     answers = 0
     while session.current is not None:
         session.answer(["left", "right", "tie", "both bad"][answers % 4])
@@ -153,12 +154,21 @@ _RATER = textwrap.dedent("""
 
 def test_two_processes_rating_at_once_lose_no_vote(postgres_url: str) -> None:
     History(postgres_url).close()  # the schema first, so neither process creates it
-    start = time.time() + 3
     workers = [
-        subprocess.Popen([sys.executable, "-c", _RATER, postgres_url, name, str(start)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen([sys.executable, "-c", _RATER, postgres_url, name],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
         for name in ("ana", "ben")
     ]
+    for worker in workers:
+        assert worker.stdout is not None
+        assert select.select([worker.stdout], [], [], 180)[0], "a rater never got ready"
+        ready = worker.stdout.readline()
+        assert ready == "ready\n", ready + (worker.stderr.read() if worker.stderr else "")
+    for worker in workers:  # go
+        assert worker.stdin is not None
+        worker.stdin.write("\n")
+        worker.stdin.flush()
     answered = []
     for worker in workers:
         out, err = worker.communicate(timeout=180)

@@ -27,10 +27,13 @@ from typing import Any
 
 import pytest
 
+import genlab._connect
+
 README = Path(__file__).resolve().parent.parent / "README.md"
 TEAM_URL = "postgresql://ana@db.example:5432/genlab"
 _BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 _ERROR = re.compile(r"\b([A-Z][A-Za-z]*Error)\b")
+TIME_SCALE = 0.02  # the embedded emulator's pace here: tests/conftest.py's
 
 
 @dataclass
@@ -93,7 +96,12 @@ def _words(value: str) -> str:
 
 @pytest.fixture(scope="module")
 def namespace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    """One namespace for all blocks, run in a temporary folder with no GENLAB_* settings."""
+    """One namespace for all blocks, run in a temporary folder with no GENLAB_* settings.
+
+    ``genlab.connect()`` gets an embedded emulator of its own (not one an earlier test of the
+    process started) at the other tests' pace (``TIME_SCALE``) instead of a person's (0.1): the
+    examples and what they show are the same, only the simulated processing time is shorter.
+    """
     folder = tmp_path_factory.mktemp("readme")
     saved_env = {k: v for k, v in os.environ.items() if k.startswith("GENLAB_")}
     for name in saved_env:
@@ -101,12 +109,22 @@ def namespace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, An
     before = Path.cwd()
     os.chdir(folder)
     scope: dict[str, Any] = {"__name__": "__readme__"}
+    earlier = genlab._connect._embedded
+    start = genlab._connect.embedded_emulator
+    genlab._connect._embedded = None
     try:
-        yield scope
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(genlab._connect, "embedded_emulator",
+                          lambda time_scale=0.1: start(TIME_SCALE))
+            yield scope
     finally:
         client = scope.get("client")
         if client is not None and hasattr(client, "close"):
             client.close()
+        ours = genlab._connect._embedded
+        genlab._connect._embedded = earlier
+        if ours is not None:
+            ours.stop()
         os.chdir(before)
         os.environ.update(saved_env)
 
