@@ -81,15 +81,18 @@ def test_results_shown_but_not_kept_live_in_a_temporary_folder_removed_at_exit(
 
 def test_the_run_keeps_jupyter_ipython_and_matplotlib_files_out_of_home() -> None:
     """Jupyter's notary database, IPython's profile and Matplotlib's font cache, which tests and
-    their kernels write, go to the checkout's build/test-home, not under ``~``."""
+    their kernels write, go to folders of the run (the checkout's build/test-home, or the
+    notebooks' own temporary profile), not to their places under ``~``."""
     import matplotlib
     from IPython.paths import get_ipython_dir
     from jupyter_core.paths import jupyter_data_dir
 
-    own = ROOT / "build" / "test-home"
-    for where in (jupyter_data_dir(), get_ipython_dir(), matplotlib.get_configdir()):
-        assert Path(where).resolve().is_relative_to(own), where
+    home = Path.home()
+    usual = [home / ".local" / "share" / "jupyter", home / ".jupyter", home / ".ipython",
+             home / ".config" / "matplotlib", home / ".cache" / "matplotlib"]
     said = subprocess.run(  # a kernel or a worker started by a test inherits it
         [sys.executable, "-c", "from jupyter_core.paths import jupyter_data_dir as d; print(d())"],
         capture_output=True, text=True, check=True).stdout.strip()
-    assert Path(said).resolve().is_relative_to(own)
+    for where in (jupyter_data_dir(), get_ipython_dir(), matplotlib.get_configdir(), said):
+        assert not any(Path(where).resolve().is_relative_to(u) for u in usual), where
+    assert Path(jupyter_data_dir()).resolve().is_relative_to(ROOT / "build" / "test-home")
