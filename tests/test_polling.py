@@ -181,6 +181,21 @@ def test_a_service_that_follows_its_priors_narrows_the_forecast_of_models_not_se
         unseen.median)
 
 
+def test_a_declared_time_scale_narrows_the_first_forecast_to_a_models_own_uncertainty() -> None:
+    # The prior's spread also covers a service of unknown speed; a service that says how fast
+    # it runs leaves only how far a model strays from its prior and one task's draw.
+    unknown = DurationModel().predict(clip())
+    declared = DurationModel()
+    declared.declare(0.1)
+    first = declared.predict(clip())
+    assert first.samples == 0 and first.median == pytest.approx(0.1 * unknown.median)
+    assert spread(first) < spread(unknown) ** 0.9  # narrower ...
+    assert first.quantile(0.05) < 0.7 * first.median  # ... and still wide enough for a model
+    assert first.quantile(0.95) > 1.4 * first.median  # that strays 40 % from its prior
+    image = Work("image-b", "image", 1024 * 1024)
+    assert spread(declared.predict(image)) < spread(DurationModel().predict(image))
+
+
 def test_a_service_whose_models_scatter_about_their_priors_keeps_wide_forecasts() -> None:
     paces = {"video-a": 0.4, "video-b": 2.5, "video-c": 1.0, "video-d": 0.6}
     model = _follower(3, tuple(paces), paces)

@@ -444,6 +444,13 @@ class DurationModel:
         if ratios:
             return Prediction(median * math.exp(statistics.fmean(ratios.values())),
                               prior.sigma * SERVICE_SIGMA, 0, informed=True)
+        if informed:
+            # Nothing ran yet, but the service declared its time scale: the priors at that
+            # scale are the centre, missed by a new model's deviation at the fidelity's prior
+            # (tau) and one task's noise, as after the first tasks, only not yet learned. The
+            # prior's own spread also covers a service of unknown speed, which this is not.
+            sigma = math.sqrt(self._noise_of(kind) ** 2 + FIDELITY_PRIOR**2)
+            return Prediction(median, min(prior.sigma, sigma), 0, informed=True)
         return Prediction(median, prior.sigma, 0, informed=informed)
 
     def _pace(self, model: str, fit: _Fit, scale: float) -> float:
