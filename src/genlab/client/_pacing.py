@@ -277,7 +277,7 @@ class PollSchedule:
     scale: float = 1.0
     lag_cost: float = 0.05
     prior_lag_cost: float = 0.025
-    min_gap: float = 0.35
+    min_gap: float = 0.38
     prior_gap: float = 0.6
     edge: float = 0.03
     prior_edge: float = 0.0
