@@ -383,10 +383,7 @@ class DurationModel:
         c, w_c = centre
         precision = 1 / own + 1 / tau2
         a = (1 / own) / precision
-        prior = PRIORS.get(kind or "", UNKNOWN_PRIOR)
-        scale = self.prior_scale
-        guessed = self._shape(prior.fixed * scale, prior.per_second * scale, prior.gamma,
-                              prior.delta, work, kind) * math.exp(c)
+        guessed = self._prior_median(work, kind, self.prior_scale) * math.exp(c)
         shrunk = math.exp(a * math.log(median) + (1 - a) * math.log(guessed))
         return shrunk, 1 / precision + (1 - a) ** 2 * w_c
 
@@ -414,10 +411,7 @@ class DurationModel:
 
     def _from_prior(self, work: Work, kind: str | None) -> Prediction:
         prior = PRIORS.get(kind or "", UNKNOWN_PRIOR)
-        scale = self.prior_scale
-        median = self._shape(
-            prior.fixed * scale, prior.per_second * scale, prior.gamma, prior.delta, work, kind
-        )
+        median = self._prior_median(work, kind, self.prior_scale)
         # Other models, each compared with its own kind's prior on the work it did, say how
         # this service runs (whole durations, not ``fixed`` alone: a fit may split them
         # differently from the prior). The kind's own models say it best; without any, the
@@ -458,9 +452,13 @@ class DurationModel:
         kind = self._kinds.get(model)
         prior = PRIORS.get(kind or "", UNKNOWN_PRIOR)
         ran = self._shape(fit.fixed, fit.per_second, fit.gamma, prior.delta, fit.typical, kind)
-        guessed = self._shape(prior.fixed * scale, prior.per_second * scale, prior.gamma,
-                              prior.delta, fit.typical, kind)
-        return math.log(ran / guessed)
+        return math.log(ran / self._prior_median(fit.typical, kind, scale))
+
+    def _prior_median(self, work: Work, kind: str | None, scale: float) -> float:
+        """What ``kind``'s prior, at ``scale``, says ``work`` takes."""
+        prior = PRIORS.get(kind or "", UNKNOWN_PRIOR)
+        return self._shape(prior.fixed * scale, prior.per_second * scale, prior.gamma,
+                           prior.delta, work, kind)
 
     def _refit(self, model: str) -> None:
         self._version += 1
