@@ -406,6 +406,37 @@ def test_a_batch_spends_fewer_requests_than_someone_watching() -> None:
     assert batch < watched
 
 
+def test_a_batch_polls_nothing_between_the_submission_and_a_tasks_band() -> None:
+    # A batch is judged by its p95 lag, set inside the bands: a poll seconds before a band
+    # shortens only the lag of a task that finished early, which that p95 does not count.
+    forecast = Prediction(40.0, 0.1, samples=5)
+    batch, watched = PollSchedule.for_batch(forecast), PollSchedule(forecast, jitter=0)
+    batch.jitter = 0
+    start = forecast.quantile(batch.edge)
+    times = polls_until(batch, forecast.median)
+    assert [t for t in times if t < start] == [0.0]  # the query at submission alone
+    assert times[1] == pytest.approx(start + batch.min_gap)
+    assert times[-1] - forecast.median <= batch.min_gap + 1e-9
+    assert len([t for t in polls_until(watched, forecast.median) if t < start]) > 1
+    early = start - 5.0  # a task done before its band waits for the band's first poll
+    assert polls_until(batch, early)[-1] == pytest.approx(start + batch.min_gap)
+
+
+def test_a_batch_still_probes_a_bare_prior_and_polls_a_long_task_once_a_minute() -> None:
+    # Nothing known of the service: a task ten times faster than the prior is found early.
+    prior = DurationModel().predict(clip())
+    assert not prior.learned
+    batch = PollSchedule.for_batch(prior)
+    batch.jitter = 0
+    times = polls_until(batch, 3.0)
+    assert times[-1] - 3.0 <= 0.8 * 3.0 + 1.0 and len(times) <= 5
+    far = PollSchedule.for_batch(Prediction(300.0, 0.1, samples=5))
+    far.jitter = 0
+    before = [t for t in polls_until(far, 250.0) if t < 250.0]
+    assert all(b - a <= 60.0 + 1e-9 for a, b in pairwise(before))
+    assert 4 <= len(before) <= 6  # 0, 60, 120, 180, 240: nothing due before ~250 s
+
+
 def test_a_service_hint_is_honoured_as_given() -> None:
     schedule = PollSchedule(Prediction(30.0, 0.1), jitter=0)
     assert schedule.next_delay(29.0, hint=7.5) == 7.5
