@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from genlab import APIError, AsyncClient, RateLimitError, SubmissionUncertainError
-from genlab.client import Task
+from genlab.client import Budget, Task
 from genlab.client._config import resolve_config
 from genlab.client._hold import Slots, TaskHold
 from genlab.client._transport import Http
@@ -123,8 +123,11 @@ async def test_a_submit_cancelled_in_flight_gives_slot_and_claim_back_once(http:
         await asyncio.Event().wait()
         raise AssertionError("unreachable")
 
+    held: list[TaskHold] = []
+
     async def submit() -> None:
         async with TaskHold(slots, claims, "addr", CONFIG) as hold:
+            held.append(hold)
             await hold.send(never_answered, http, "image-b")
 
     running = asyncio.create_task(submit())
@@ -135,6 +138,7 @@ async def test_a_submit_cancelled_in_flight_gives_slot_and_claim_back_once(http:
         await running
     assert (slots.given_back, claims.released, slots.running) == (1, 1, 0)
     assert claim.cancelled()
+    assert held[0].in_flight  # cut off on its way: it may have been billed
 
 
 async def test_a_submit_cancelled_while_waiting_for_room_gives_its_claim_back_and_the_next_gets_the_slot(  # noqa: E501
@@ -147,8 +151,11 @@ async def test_a_submit_cancelled_while_waiting_for_room_gives_its_claim_back_an
         first.keep(await first.send(accepted(), http, "image-b"))
     waiting_config = dataclasses.replace(CONFIG, retry_wait_initial=3600.0, retry_wait_max=3600.0)
 
+    held: list[TaskHold] = []
+
     async def second() -> None:
         async with TaskHold(slots, claims, "addr", waiting_config) as hold:
+            held.append(hold)
             await hold.send(accepted(), http, "image-b")
 
     waiting = asyncio.create_task(second())
@@ -159,6 +166,7 @@ async def test_a_submit_cancelled_while_waiting_for_room_gives_its_claim_back_an
     with pytest.raises(asyncio.CancelledError):
         await waiting
     assert (slots.given_back, claims.released, slots.running) == (0, 1, 1)  # it took none
+    assert not held[0].in_flight  # nothing was sent
     first.give_back(finished=True)  # the first task ends: its room is free
     third = TaskHold(slots, claims, None, waiting_config)  # would wait an hour for room
     async with third:
@@ -243,6 +251,33 @@ async def test_a_submit_cancelled_while_waiting_for_room_leaves_the_room_to_the_
         assert (await client.wait(second)).succeeded
         assert client._life.slots.running == 0  # every slot came back
     assert [e.task_id for e in journal.entries() if e.task_id] == ["t1", "t2"]
+
+
+async def test_a_submit_cancelled_while_waiting_for_room_was_never_billed() -> None:
+    # Refused for concurrency, then cancelled while it waits for room: the one request that
+    # reached the service was refused, so the history says nothing was billed and the
+    # session's credits come back (one cancelled in flight keeps both: it may have been).
+    service = OneAtATime()
+    journal = MemoryJournal()
+    async with AsyncClient("http://svc", "k", transport=httpx.MockTransport(service),
+                           history=journal, retry_after_max=3600, retry_wait_initial=0.001,
+                           poll_scale=0.001,
+                           budget=Budget(session=1000, unpriced={"image-b": 10})) as client:
+        first = await client.submit({"model": "image-b", "prompt": "first"})
+        left = client.budget_remaining
+        assert left is not None and left < 1000
+        waiting = asyncio.create_task(client.submit(KITE))
+        while service.refused == 0 and not waiting.done():
+            await asyncio.sleep(0.001)
+        assert client.budget_remaining is not None and client.budget_remaining < left
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        assert client.budget_remaining == left  # its reservation came back
+        assert (await client.wait(first)).succeeded
+    cancelled = [e for e in journal.entries() if e.task_id is None]
+    assert [(e.state, e.reason) for e in cancelled] == [
+        ("failed", "cancelled while waiting for room on the service; nothing was billed")]
 
 
 async def test_a_plain_429_is_retried_by_the_lifecycle_not_the_transport() -> None:

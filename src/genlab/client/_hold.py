@@ -13,6 +13,8 @@ A :class:`TaskHold` is an async context manager the lifecycle opens around a sub
 
 Whatever happens (success, an error, a cancellation while waiting for room or while the
 request is in flight, an uncertain submission), each is given back exactly once.
+:attr:`TaskHold.in_flight` tells the lifecycle which of the two a cancellation cut off: one
+in flight may have been billed; one waiting for room sent nothing that was not refused.
 
 Waiting for room: services of this kind let a key run only N tasks at once and answer 429 to
 the next submit. The transport reports every 429 as a :class:`~genlab.RateLimitError`
@@ -158,11 +160,20 @@ class TaskHold:
         self._slot = False  # holds one of the client's slots now
         self._kept = False  # handed to the task's tracked entry
         self._given_back = False
+        self._in_flight = False  # a request may be on its way (or was, when cancelled)
 
     @property
     def holds_slot(self) -> bool:
         """True while this task holds one of its client's concurrency slots."""
         return self._slot
+
+    @property
+    def in_flight(self) -> bool:
+        """True while a request may be on its way to the service, and after a cancellation
+        that came while one was: it may have been billed. False while the submit waits for a
+        slot or for room after a refusal (every earlier attempt was refused: nothing was
+        created)."""
+        return self._in_flight
 
     @property
     def holds_claim(self) -> bool:
@@ -242,7 +253,7 @@ class TaskHold:
             try:
                 async for each in http.retrying(retry_plain):
                     with each:
-                        return await attempt()
+                        return await self._attempt(attempt)
                 raise AssertionError("the retry schedule ended without raising")  # pragma: no cover
             except RateLimitError as exc:
                 capped = for_concurrency(exc)
@@ -258,6 +269,18 @@ class TaskHold:
             except BaseException:
                 self._put_slot_back()  # never sent, refused, or uncertain: not running here
                 raise
+
+    async def _attempt(self, attempt: Callable[[], Awaitable[T]]) -> T:
+        self._in_flight = True
+        try:
+            answer = await attempt()
+        except asyncio.CancelledError:
+            raise  # cut off on its way: it may have been billed, so it stays in flight
+        except BaseException:
+            self._in_flight = False  # answered (a refusal), or judged by the transport
+            raise
+        self._in_flight = False
+        return answer
 
     async def _take_slot(self, patience: float) -> None:
         if not self._slot:

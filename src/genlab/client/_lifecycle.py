@@ -172,8 +172,12 @@ class Generations:
         work = request if request is not None else Work(entry.model, entry.kind)
         try:
             return await self._send(entry, work, hold)
-        except (SubmissionUncertainError, asyncio.CancelledError):
+        except SubmissionUncertainError:
             raise  # it may have been billed: the reservation stays
+        except asyncio.CancelledError:
+            if not hold.in_flight:  # cancelled while waiting for room: nothing was billed
+                self.purse.release(reservation)
+            raise
         except BaseException:
             self.purse.release(reservation)  # refused, or never sent: nothing was billed
             raise
@@ -197,13 +201,19 @@ class Generations:
         started = time.monotonic()
         try:  # 5. send, once (again only after a refusal proved nothing was created)
             task = await hold.send(attempt, self.http, entry.model)
-        except (SubmissionUncertainError, asyncio.CancelledError) as exc:  # 6. outcome
-            reason = (
-                "cancelled while the request was in flight"
-                if isinstance(exc, asyncio.CancelledError) else str(exc)
-            )
-            writer.record("submit_uncertain", journal.submit_uncertain, entry_id, reason)
+        except asyncio.CancelledError:  # 6. outcome
+            if hold.in_flight:
+                writer.record("submit_uncertain", journal.submit_uncertain, entry_id,
+                              "cancelled while the request was in flight")
+            else:
+                writer.record("submit_failed", journal.submit_failed, entry_id,
+                              "cancelled while waiting for room on the service; nothing was "
+                              "billed")
             await writer.settle(ACCEPT_SETTLE)  # the caller waits for this note
+            raise
+        except SubmissionUncertainError as exc:
+            writer.record("submit_uncertain", journal.submit_uncertain, entry_id, str(exc))
+            await writer.settle(ACCEPT_SETTLE)
             raise
         except GenlabError as exc:
             writer.record("submit_failed", journal.submit_failed, entry_id, str(exc))
