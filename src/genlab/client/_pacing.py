@@ -351,13 +351,13 @@ class PollSchedule:
         if start <= elapsed < end:  # the likely band: swept evenly, one gap at a time
             wobble = 1.0 - self.jitter * self.rng.random() if self.jitter else 1.0
             return max(MIN_DELAY, min(gap * wobble, self._probe(current, elapsed, scale)))
-        # Overdue, a second of lag matters less: the cost of lag shrinks as the wait grows.
-        stretch = max(1.0, (elapsed - current.offset) / (current.likely_end() - current.offset))
-        cost = (self.lag_cost if learned else self.prior_lag_cost) * scale * stretch
         if elapsed < start and not self.approach:  # straight to the band's first poll
             wobble = 1.0 - self.jitter * self.rng.random() if self.jitter else 1.0
             delay = min(start + gap * wobble - elapsed, self.max_gap * scale)
             return max(MIN_DELAY, min(delay, self._probe(current, elapsed, scale)))
+        # Overdue, a second of lag matters less: the cost of lag shrinks as the wait grows.
+        stretch = max(1.0, (elapsed - current.offset) / (current.likely_end() - current.offset))
+        cost = (self.lag_cost if learned else self.prior_lag_cost) * scale * stretch
         delay = self._hazard_step(current.widened(elapsed), elapsed, cost, gap, scale)
         if elapsed < start:  # the band's first poll comes one gap after it opens
             delay = min(delay, start + gap - elapsed)
