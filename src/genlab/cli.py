@@ -318,8 +318,10 @@ def _history_migrate(args: argparse.Namespace) -> int:
         return 2
     print(
         f"copied {copied.tasks} submission(s) with {copied.events} status event(s) and "
-        f"{copied.reuses} reuse note(s), and {copied.ratings} rating(s); {copied.skipped} "
-        "already there"
+        f"{copied.reuses} reuse note(s); {copied.ratings} rating(s); {copied.prompts} "
+        f"prompt(s) with {copied.prompt_versions} version(s) and {copied.prompt_aliases} "
+        f"alias(es); {copied.experiment_cells} experiment cell(s); {copied.scores} score(s). "
+        f"{copied.skipped} submission(s) already there; rows already there are left as they are"
     )
     return 0
 
@@ -429,11 +431,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     history = sub.add_parser("history", help="work with a task history")
     history_sub = history.add_subparsers(dest="history_command", required=True)
-    migrate = history_sub.add_parser(
-        "migrate",
-        help="copy a history into another (e.g. a local file into the team's database); "
-             "running it again adds nothing twice",
-    )
+    copies = ("copy a history into another (e.g. a local file into the team's database): "
+              "every submission with its status events, the ratings, prompts with their "
+              "versions and aliases, experiments' cells and scores; running it again adds "
+              "nothing twice")
+    migrate = history_sub.add_parser("migrate", help=copies, description=copies)
     migrate.add_argument("source", help="the history to copy: a path or sqlite:///path")
     migrate.add_argument(
         "destination", help="where to copy it: postgresql://user@host/db, a path, ..."

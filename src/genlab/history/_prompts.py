@@ -90,6 +90,23 @@ _COLUMNS = (
 )
 
 
+def saved_or_next(
+    db: sa.Connection, name: str, template: str
+) -> tuple[PromptVersion | None, int]:
+    """The version of prompt ``name`` saved with exactly ``template`` (None when there is
+    none), and the number a new version of ``name`` takes: one after the newest, 1 for a new
+    prompt. How a text gets its number, in one place: saving, and copying a history."""
+    same = db.execute(
+        sa.select(*_COLUMNS)
+        .where(PROMPT_VERSIONS.c.name == name, PROMPT_VERSIONS.c.template == template)
+        .order_by(PROMPT_VERSIONS.c.version).limit(1)
+    ).first()
+    newest = db.execute(
+        sa.select(sa.func.max(PROMPT_VERSIONS.c.version)).where(PROMPT_VERSIONS.c.name == name)
+    ).scalar()
+    return (None if same is None else _version(same)), 1 if newest is None else int(newest) + 1
+
+
 class Prompts:
     """The prompt tables of ``store``; ``who`` is recorded with what is saved."""
 
@@ -114,24 +131,16 @@ class Prompts:
     def _save(self, name: str, template: str, parent: int | None) -> PromptVersion:
         now = time.time()
         with self._store.write() as db:
-            same = db.execute(
-                sa.select(*_COLUMNS)
-                .where(PROMPT_VERSIONS.c.name == name, PROMPT_VERSIONS.c.template == template)
-                .order_by(PROMPT_VERSIONS.c.version).limit(1)
-            ).first()
+            same, version = saved_or_next(db, name, template)
             if same is not None:
-                return _version(same)
-            newest = db.execute(
-                sa.select(sa.func.max(PROMPT_VERSIONS.c.version))
-                .where(PROMPT_VERSIONS.c.name == name)
-            ).scalar()
-            if newest is None:
+                return same
+            if version == 1:
                 db.execute(sa.insert(PROMPTS).values(name=name, created_at=now,
                                                      user=self._who.user))
-            elif parent is not None and not 1 <= parent <= newest:
-                raise ValueError(f"prompt {name!r} has no version {parent}; it has 1 to {newest}")
-            version = 1 if newest is None else int(newest) + 1
-            parent = parent if parent is not None else (None if newest is None else int(newest))
+            elif parent is not None and not 1 <= parent < version:
+                raise ValueError(
+                    f"prompt {name!r} has no version {parent}; it has 1 to {version - 1}")
+            parent = parent if parent is not None else (None if version == 1 else version - 1)
             db.execute(sa.insert(PROMPT_VERSIONS).values(
                 name=name, version=version, template=template, parent=parent, created_at=now,
                 user=self._who.user, host=self._who.host,
