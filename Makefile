@@ -46,10 +46,10 @@ demo: $(DEMO)
 
 # The notebooks in JupyterLab, on this machine only (127.0.0.1), opened at the quickstart;
 # the same server serves Notebook 7 at /tree. Installs the notebook extra, JupyterLab and
-# Notebook 7 into the venv first, and turns on saving widget state in notebooks (the Studio
-# and its results show again when a saved notebook is reopened).
+# Notebook 7 into the venv first. Installing genlab turns on its Jupyter server extension and
+# saving widget state in notebooks (the Studio and its results show again when a saved
+# notebook is reopened; links in widgets open kept files): see genlab.jupyter.
 lab: $(LAB)
-	$(PY) binder/install_settings.py
 	cd notebooks && $(abspath $(PY)) -m jupyterlab --ip=127.0.0.1 --ServerApp.root_dir=. \
 	  $(if $(filter 0,$(shell id -u)),--allow-root) 01-quickstart.ipynb
 

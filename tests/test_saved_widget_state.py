@@ -15,14 +15,19 @@ from jupyter_server.services.contents.filemanager import (
     AsyncFileContentsManager,
     FileContentsManager,
 )
-from traitlets.config import Config
 
 from genlab.widgets import keep_widget_state
 
 STATE = "application/vnd.jupyter.widget-state+json"
 VIEW = "application/vnd.jupyter.widget-view+json"
-CONFIG = json.loads((Path(__file__).resolve().parents[1] / "binder" /
-                     "jupyter_server_config.json").read_text())
+
+
+def _manager(root: Path, kind: type[Any] = FileContentsManager) -> Any:
+    """A contents manager with the hook registered as genlab's server extension registers it
+    (genlab.jupyter; tests/test_jupyter_install.py checks a real server loads it)."""
+    manager = kind(root_dir=str(root))
+    manager.register_pre_save_hook(keep_widget_state)
+    return manager
 
 
 def _notebook(shown: list[str], state: dict[str, Any] | None) -> dict[str, Any]:
@@ -58,8 +63,8 @@ FULL = {
 
 def _save(tmp_path: Path, on_disk: dict[str, Any] | None, saving: dict[str, Any],
           name: str = "studio.ipynb") -> dict[str, Any]:
-    """What a FileContentsManager configured as binder/ says writes for ``saving``."""
-    manager = FileContentsManager(root_dir=str(tmp_path), config=Config(CONFIG))
+    """What a FileContentsManager with genlab's hook writes for ``saving``."""
+    manager = _manager(tmp_path)
     if on_disk is not None:
         (tmp_path / name).write_text(json.dumps(on_disk))
     manager.save({"type": "notebook", "format": "json", "content": saving}, name)
@@ -116,7 +121,7 @@ def test_a_new_widget_unknown_on_disk_is_left_to_the_page(tmp_path: Path) -> Non
 def test_a_first_save_or_an_unreadable_file_is_saved_as_sent(tmp_path: Path) -> None:
     assert _saved_state(_save(tmp_path, None, _notebook(["studio"], {}), "new.ipynb")) == {}
     (tmp_path / "bad.ipynb").write_text("{not json")
-    manager = FileContentsManager(root_dir=str(tmp_path), config=Config(CONFIG))
+    manager = _manager(tmp_path)
     manager.save({"type": "notebook", "format": "json",
                   "content": _notebook(["studio"], {})}, "bad.ipynb")
     assert _saved_state(json.loads((tmp_path / "bad.ipynb").read_text())) == {}
@@ -129,7 +134,7 @@ def test_files_that_are_not_notebooks_are_untouched(tmp_path: Path) -> None:
 
 
 async def test_the_servers_async_contents_manager_keeps_it_too(tmp_path: Path) -> None:
-    manager = AsyncFileContentsManager(root_dir=str(tmp_path), config=Config(CONFIG))
+    manager = _manager(tmp_path, AsyncFileContentsManager)
     (tmp_path / "studio.ipynb").write_text(json.dumps(_notebook(["studio"], FULL)))
     await manager.save({"type": "notebook", "format": "json",
                         "content": _notebook(["studio"], {})}, "studio.ipynb")

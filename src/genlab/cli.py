@@ -276,7 +276,8 @@ def _app(args: argparse.Namespace) -> int:
         page = Path(work) / APP_NOTEBOOK.name
         shutil.copyfile(notebook, page)
         command = [sys.executable, "-m", "voila", str(page), f"--port={args.port}",
-                   "--Voila.ip=127.0.0.1", f"--theme={args.theme}", "--template=genlab"]
+                   "--Voila.ip=127.0.0.1", f"--theme={args.theme}", "--template=genlab",
+                   *_serve_kept_media(Path(work), env)]
         if args.no_browser:
             command.append("--no-browser")
         print(f"genlab app: the Studio as a page at http://127.0.0.1:{args.port}/ "
@@ -296,6 +297,34 @@ def _app(args: argparse.Namespace) -> int:
                 except subprocess.TimeoutExpired:
                     process.kill()
                     process.wait()
+
+
+def _serve_kept_media(work: Path, env: dict[str, str]) -> list[str]:
+    """Let the app's page open the originals its cards link: Voilà serves files only from the
+    page's own folder (``/voila/files/``), so the media store is linked into it, only media
+    files are served, and the page's kernel is told where (:mod:`genlab.jupyter`). A store
+    that is not a local folder (a bucket) is named on the cards instead. Voilà's options."""
+    from genlab.jupyter import FILES_ROOT, FILES_URL
+    from genlab.media import MEDIA_SUFFIXES, kept_beside, media_location
+
+    media = env.get("GENLAB_MEDIA", "").strip()
+    history = env["GENLAB_HISTORY"].removeprefix("sqlite:///")
+    if media:
+        where = media_location(media)
+        if not isinstance(where, Path):
+            return []
+        folder = where
+    elif "://" not in history:
+        folder = kept_beside(Path(history))
+    else:
+        return []
+    folder = folder.expanduser().resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    (work / folder.name).symlink_to(folder, target_is_directory=True)
+    env[FILES_URL], env[FILES_ROOT] = "/voila/files/", str(folder.parent)
+    suffixes = "|".join(sorted(re.escape(s.lstrip(".")) for s in MEDIA_SUFFIXES))
+    allowed = f"{re.escape(folder.name)}/.*\\.({suffixes})"
+    return [f"--VoilaConfiguration.file_allowlist={[allowed]!r}"]
 
 
 def _voila_missing() -> bool:

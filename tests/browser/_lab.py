@@ -198,15 +198,17 @@ def notebook_url(base: str, name: str, frontend: Frontend = "lab") -> str:
 
 
 @contextmanager
-def jupyterlab(build: Path, frontend: Frontend = "lab", *,
-               app_settings: bool = False, autosave: int | None = None) -> Iterator[str]:
+def jupyterlab(build: Path, frontend: Frontend = "lab", *, autosave: int | None = None,
+               base_url: str = "/") -> Iterator[str]:
     """JupyterLab (or Notebook 7, ``frontend="notebook"``) serving a copy of notebooks/ in
-    ``build``/notebooks; its base URL. Its server runs with binder/jupyter_server_config.json,
-    as ``make lab`` and Binder's do.
+    ``build``/notebooks; its base URL. It is set up only by installing genlab, as for a
+    ``make lab``, Binder or ``pip install 'genlab[lab]'`` user: the server extension and
+    JupyterLab's settings come from this environment's own folders (genlab.jupyter), nothing
+    is copied here; the person's folders (home, config, settings) start empty.
 
-    ``app_settings``: with the settings ``make lab`` and Binder install
-    (binder/jupyterlab-settings.json, read as the environment's overrides).
-    ``autosave``: seconds between autosaves (JupyterLab's default is 120)."""
+    ``autosave``: seconds between autosaves (JupyterLab's default is 120).
+    ``base_url``: where the server answers, e.g. ``/user/ana/`` as under JupyterHub or
+    Binder."""
     if build.exists():
         shutil.rmtree(build)
     work = build / "notebooks"
@@ -238,22 +240,14 @@ def jupyterlab(build: Path, frontend: Frontend = "lab", *,
                       ("XDG_DATA_HOME", "xdg-data")):
         (home / sub).mkdir(parents=True, exist_ok=True)
         env[name] = str(home / sub)
-    shutil.copyfile(ROOT / "binder" / "jupyter_server_config.json",
-                    home / "config" / "jupyter_server_config.json")
     app = "LabApp" if frontend == "lab" else "JupyterNotebookApp"
     command = [
         sys.executable, "-m", "jupyterlab" if frontend == "lab" else "notebook",
         "--no-browser", f"--port={port}", "--ip=127.0.0.1",
         f"--ServerApp.root_dir={work}", "--IdentityProvider.token=", "--ServerApp.password=",
         "--ServerApp.disable_check_xsrf=True", "--ServerApp.allow_root=True",
+        f"--ServerApp.base_url={base_url}",
     ]
-    if app_settings:
-        overrides = build / "app-settings" / "overrides.d"
-        overrides.mkdir(parents=True)
-        shutil.copyfile(ROOT / "binder" / "jupyterlab-settings.json", overrides / "genlab.json")
-        # Notebook 7's server loads JupyterLab's too, whose settings handler may answer.
-        command += [f"--{name}.app_settings_dir={build / 'app-settings'}"
-                    for name in ("LabApp", "JupyterNotebookApp")]
     if frontend == "lab":
         command += ["--LabApp.news_url=",
                     "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
@@ -261,7 +255,7 @@ def jupyterlab(build: Path, frontend: Frontend = "lab", *,
     log_name = "jupyterlab.log" if frontend == "lab" else "notebook.log"
     log = (build / log_name).open("w")
     process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=work)
-    base = f"http://127.0.0.1:{port}"
+    base = f"http://127.0.0.1:{port}{base_url.rstrip('/')}"
     try:
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
@@ -342,7 +336,10 @@ def wait_until(condition: Any, what: str, timeout: float = 240) -> None:
 
 def kernels_idle(base: str) -> bool:
     """The server runs kernels, and all of them are idle."""
-    kernels = httpx.get(f"{base}/api/kernels", timeout=10).json()
+    answer = httpx.get(f"{base}/api/kernels", timeout=10)
+    if answer.status_code != 200:  # a kernel still starting can fail the listing (500): later
+        return False
+    kernels = answer.json()
     return bool(kernels) and all(k["execution_state"] == "idle" for k in kernels)
 
 

@@ -98,7 +98,8 @@ def test_the_app_shows_the_studio_without_code_and_plays_a_video(
     with sync_playwright() as p:
         browser = chromium(p, build)
         try:
-            page = browser.new_page(viewport={"width": 1280, "height": 1000})
+            page = browser.new_page(viewport={"width": 1280, "height": 1000},
+                                    accept_downloads=True)
             page.set_default_timeout(180_000)  # a busy machine: the kernel answers slowly
             page.route("**/*", only_the_app)
             try:
@@ -142,6 +143,21 @@ def test_the_app_shows_the_studio_without_code_and_plays_a_video(
                     ".some(v => v.readyState >= 2 && v.videoWidth > 0)")
                 page.locator(".genlab-card video").first.scroll_into_view_if_needed()
                 page.screenshot(path=str(BUILD / f"app-{theme}.png"))
+
+                # The card's "original:" link gives the kept video itself (Voilà serves the
+                # app's media store, and only media files of it).
+                link = studio.locator(".genlab-card a[download]").first
+                assert link.get_attribute("href").startswith("/voila/files/genlab-media/")
+                with page.expect_download(timeout=60_000) as info:
+                    link.click()
+                name = info.value.suggested_filename
+                kept = build / "genlab-media" / name
+                assert name.endswith(".mp4") and kept.is_file(), (name, link.inner_text())
+                assert Path(info.value.path()).read_bytes() == kept.read_bytes()
+                sidecar = kept.with_suffix(".json")  # kept beside it, not a media file
+                assert sidecar.is_file()
+                assert httpx.get(f"{base}/voila/files/genlab-media/{sidecar.name}",
+                                 timeout=30).status_code == 403
                 assert outside == [], outside
             except BaseException:
                 page.screenshot(path=str(build / "failure.png"), full_page=True)

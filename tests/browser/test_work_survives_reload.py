@@ -58,7 +58,7 @@ def _notebook() -> str:
 def server(request: pytest.FixtureRequest) -> Iterator[tuple[str, Frontend]]:
     frontend: Frontend = request.param
     build = BUILD / frontend
-    with jupyterlab(build, frontend, app_settings=True) as base:
+    with jupyterlab(build, frontend) as base:
         set_theme(build, THEMES[0])
         (build / "notebooks" / NOTEBOOK).write_text(_notebook())
         yield base, frontend

@@ -33,11 +33,14 @@ import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import quote, urlsplit
 
 from genlab._errors import GenlabError, MediaError
 from genlab.display import ERROR, LINK, MUTED, WARNING, card, escape, grid, text
+from genlab.jupyter import served_url
 from genlab.media import (
     MEDIA_SUFFIXES,
     SNIFF_BYTES,
@@ -251,13 +254,26 @@ def tile_html(shown: Shown, *, salt: str = "", caption: str = "", alt: str = "",
     )
 
 
-def original_link(path: Path | str) -> str:
-    """Where the original is: a link when the path is relative to the notebook's folder
-    (the Jupyter server serves it), else the path as text; with its size when known.
+def original_link(path: Path | str, *, served: bool = False,
+                  page_folder: str | os.PathLike[str] | None = None) -> str:
+    """Where the original is: a link when the browser can open it, else the path as text;
+    with its size when known.
+
+    A cell's output and an export link the file relative to the notebook's folder (the
+    working directory): JupyterLab and Notebook 7 turn that into the server's ``files/``
+    URL, and an export finds the file beside it; a file outside that folder, which the
+    server does not serve, is named instead. A saved page (a report) links it relative to
+    ``page_folder``, the folder the page is read from, ``../`` included. ``served=True`` is
+    for widgets, whose HTML no front end rewrites (a relative link there resolves against
+    the page, ``/lab/tree/...``): the link is the server's own URL for the file
+    (:func:`genlab.jupyter.served_url`, under any base URL), and relative only where no
+    server said where it serves files.
 
     Example:
         >>> original_link(Path("genlab-media/t1.mp4"))
         'original: <a href="genlab-media/t1.mp4" target="_blank" download>t1.mp4</a>'
+        >>> original_link(Path("genlab-media/t1.mp4"), page_folder="genlab-output")
+        'original: <a href="../genlab-media/t1.mp4" target="_blank" download>t1.mp4</a>'
     """
     if isinstance(path, str):  # in a store: the browser cannot open it, so it is named
         return f"original: <code>{escape(path)}</code>"
@@ -265,28 +281,37 @@ def original_link(path: Path | str) -> str:
         size = f" ({_size(path.stat().st_size)})"
     except OSError:
         size = ""
+    url = served_url(path) if served else None
+    if url is not None:
+        return (f'original: <a href="{escape(url)}" target="_blank" download>'
+                f"{escape(path.name)}</a>{size}")
     try:
-        shown = Path(os.path.relpath(path)) if path.is_absolute() else path
+        if page_folder is not None:
+            shown = Path(os.path.relpath(path.resolve(), Path(page_folder).resolve()))
+        else:
+            shown = Path(os.path.relpath(path)) if path.is_absolute() else path
     except ValueError:  # another drive on Windows
         shown = path
-    if shown.is_absolute() or shown.as_posix().startswith("../"):
+    if shown.is_absolute() or (page_folder is None and shown.as_posix().startswith("../")):
         return f"original: <code title='{escape(path)}'>{escape(path.name)}</code>{size}"
-    href = escape(shown.as_posix())
+    href = escape(quote(shown.as_posix()))
     return (f'original: <a href="{href}" target="_blank" download>{escape(shown.name)}</a>'
             f"{size}")
 
 
 def _size(count: int) -> str:
+    # A no-break space: a narrow tile never wraps "135" away from its "kB".
     if count < 1_000_000:
-        return f"{count / 1000:.0f} kB"
-    return f"{count / 1e6:.1f} MB"
+        return f"{count / 1000:.0f}\u00a0kB"
+    return f"{count / 1e6:.1f}\u00a0MB"
 
 
 def media_html(paths: Sequence[Path | str], *, play: Play = "click",
-               links: bool = True) -> str:
+               links: bool = True, served: bool = False) -> str:
     """Kept files as tiles: videos as their browser-playable preview with a poster and a
-    link to the original, images enlargeable; covers stand in only for videos too large to
-    embed, and other files (the JSON sidecar) are skipped.
+    link to the original (``served``: as :func:`original_link` says), images enlargeable;
+    covers stand in only for videos too large to embed, and other files (the JSON sidecar)
+    are skipped.
 
     Example:
         >>> import pathlib, tempfile
@@ -312,7 +337,7 @@ def media_html(paths: Sequence[Path | str], *, play: Play = "click",
         if shown.note:
             parts.append(escape(f"{path.name}: {shown.note}"))
         if links:
-            parts.append(original_link(where))
+            parts.append(original_link(where, served=served))
         tile = tile_html(shown, salt=str(where), caption=" · ".join(parts), alt=path.name,
                          play=play if is_video else "click")
         (videos if is_video else images).append(tile)
@@ -381,10 +406,11 @@ def media_facts(result: Result) -> str:
 
 
 def result_html(result: Result, *, play: Play = "once", links: bool = True,
-                media: bool = True) -> str:
+                media: bool = True, served: bool = False) -> str:
     """The card of one result (see the module docstring): ``play`` says whether its video
     plays once when shown or waits for a click; ``links`` whether originals are linked;
-    ``media=False`` leaves the media out (a view that shows them elsewhere)."""
+    ``media=False`` leaves the media out (a view that shows them elsewhere); ``served`` for
+    a card inside a widget (see :func:`original_link`)."""
     facts = [f"task {result.task_id}"]
     if result.seconds is not None:
         facts.append(f"{result.seconds:.1f} s")
@@ -405,16 +431,16 @@ def result_html(result: Result, *, play: Play = "once", links: bool = True,
     if settings:
         note = " · ".join(settings[:SHOWN_FIELDS]) + (" …" if len(settings) > SHOWN_FIELDS
                                                       else "")
-    body = result_body_html(result, play=play, links=links, media=media)
+    body = result_body_html(result, play=play, links=links, media=media, served=served)
     whole = card(result.model, result.status, facts, note, body=body)
     return f"<div class='genlab-record'>{told}{whole}</div>"
 
 
 def result_body_html(result: Result, *, play: Play = "once", links: bool = True,
-                     media: bool = True, prompt: bool = True) -> str:
+                     media: bool = True, prompt: bool = True, served: bool = False) -> str:
     """What a card shows under its header: the media's measured facts, what differs from
     the request, the prompt and the media; for views that draw their own header (the
-    Studio's task cards)."""
+    Studio's task cards, ``served=True``: see :func:`original_link`)."""
     body = ""
     measured = media_facts(result)
     if measured:

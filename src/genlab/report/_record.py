@@ -13,8 +13,10 @@ from genlab.media import Result
 from genlab.media.card import outcomes_html, result_html, results_html
 
 
-def record_html(record: TaskRecord, request: Mapping[str, Any] | None = None) -> str:
+def record_html(record: TaskRecord, request: Mapping[str, Any] | None = None, *,
+                served: bool = False) -> str:
     """The card of one result; a bare record becomes a :class:`~genlab.Result` first.
+    ``served``: drawn inside a widget (see :func:`genlab.media.card.original_link`).
 
     Example:
         >>> from genlab._wire import TaskRecord
@@ -23,7 +25,7 @@ def record_html(record: TaskRecord, request: Mapping[str, Any] | None = None) ->
         >>> "OOM: &lt;b&gt;out&lt;/b&gt;" in page
         True
     """
-    return result_html(as_result(record, request), play="click")
+    return result_html(as_result(record, request), play="click", served=served)
 
 
 def records_html(records: Iterable[TaskRecord]) -> str:

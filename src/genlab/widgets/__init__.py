@@ -18,6 +18,7 @@ that follow the person are its ``state``. Work that would block the kernel runs 
 
 from __future__ import annotations
 
+from genlab.jupyter import keep_widget_state
 from genlab.widgets._background import Background
 from genlab.widgets._card import TaskCard
 from genlab.widgets._compare import ComparePanel
@@ -26,7 +27,6 @@ from genlab.widgets._history import HistoryPanel
 from genlab.widgets._protocols import StudioClient
 from genlab.widgets._rater import Rater, rate
 from genlab.widgets._references import ReferenceList
-from genlab.widgets._saved import keep_widget_state
 from genlab.widgets._studio import Studio, studio
 
 __all__ = [

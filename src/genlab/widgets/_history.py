@@ -349,7 +349,7 @@ class HistoryPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no typ
             record = history.record(task_id)
             if record is None:
                 return text(f"The history has no task {task_id}.", MUTED, tag="div")
-            return record_html(record)
+            return record_html(record, served=True)  # inside a widget
 
         def done(markup: str) -> None:
             if self.opened == task_id:

@@ -253,7 +253,7 @@ class Task(traitlets.HasTraits):
             result = result_of(as_result(record), kept=[str(p) for p in self.paths])
         # The one card's body (facts, what differs from the request, media and originals);
         # the task card draws its own header and prompt.
-        return result_body_html(result, prompt=False)
+        return result_body_html(result, prompt=False, served=True)  # inside a widget
 
     def _drawn(self, markup: str) -> None:
         self.media = markup

@@ -1,17 +1,30 @@
-"""Saved notebooks keep their widgets: a Jupyter server pre-save hook.
+"""genlab inside a Jupyter server: saved notebooks keep their widgets, and widgets link kept
+files where the server serves them.
 
-JupyterLab and Notebook 7 (with *Save Jupyter widget state*) write the widgets' state into a
-notebook's metadata, so a reopened notebook shows its Studio without a kernel. But once reopened,
-the page marks the notebook changed, and the next save (autosave, a minute later) writes the
-state the page holds then: none, since no kernel made those widgets. The notebook after that
-shows "Error displaying widget: model not found" where the Studio was (ipywidgets #3270 and
-#3888). :func:`keep_widget_state` runs before every save and puts back, from the file on disk,
-the state of every widget the notebook's outputs still show; state the page sends is kept as
-sent, and a widget no output shows any more is let go.
+This module is a Jupyter server extension. Installing genlab (``pip install genlab``, an
+editable install, Binder's build) puts ``etc/jupyter/jupyter_server_config.d/genlab.json``
+in the environment, which turns it on for every Jupyter server started there (JupyterLab,
+Notebook 7, Voilà inside either)::
 
-Turned on by ``binder/jupyter_server_config.json`` (installed by ``make lab`` and Binder)::
+    {"ServerApp": {"jpserver_extensions": {"genlab.jupyter": true}}}
 
-    {"ContentsManager": {"pre_save_hook": "genlab.widgets.keep_widget_state"}}
+``jupyter server extension list`` names it. Loaded, it does two things:
+
+* :func:`keep_widget_state` runs before every save. JupyterLab and Notebook 7 (with *Save
+  Jupyter widget state*, which genlab's settings turn on) write the widgets' state into a
+  notebook's metadata, so a reopened notebook shows its Studio without a kernel. But once
+  reopened, the page marks the notebook changed, and the next save (autosave, a minute later)
+  writes the state the page holds then: none, since no kernel made those widgets. The
+  notebook after that shows "Error displaying widget: model not found" where the Studio was
+  (ipywidgets #3270 and #3888). The hook puts back, from the file on disk, the state of every
+  widget the notebook's outputs still show; state the page sends is kept as sent, and a
+  widget no output shows any more is let go.
+* Kernels the server starts learn where it serves files (:data:`FILES_URL`, under its base
+  URL: ``/user/<name>/files/`` on JupyterHub and Binder) and from which folder
+  (:data:`FILES_ROOT`), so a link inside a widget opens the kept file itself
+  (:func:`served_url`). A widget's HTML is not rewritten by the front end as a cell's output
+  is: a relative link there resolves against the page (``/lab/tree/...``) and fetches a web
+  page instead of the file.
 
 Example:
     >>> view = {"output_type": "display_data", "metadata": {},
@@ -34,7 +47,9 @@ import json
 import logging
 import os
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 STATE = "application/vnd.jupyter.widget-state+json"
 """Where a notebook's metadata holds its widgets' state (under ``metadata.widgets``)."""
@@ -42,8 +57,59 @@ STATE = "application/vnd.jupyter.widget-state+json"
 VIEW = "application/vnd.jupyter.widget-view+json"
 """The output mimetype that shows a widget, by its ``model_id``."""
 
+FILES_URL = "GENLAB_FILES_URL"
+"""The environment variable naming the URL path where the page's server serves files
+(``/files/``, ``/user/ana/files/``, ``/voila/files/``), set for the kernels it starts."""
+
+FILES_ROOT = "GENLAB_FILES_ROOT"
+"""The environment variable naming the folder the server serves under :data:`FILES_URL`."""
+
 _REFERENCE = "IPY_MODEL_"
 logger = logging.getLogger("genlab")
+
+
+def _jupyter_server_extension_points() -> list[dict[str, str]]:
+    """What a Jupyter server loads of genlab: this module."""
+    return [{"module": "genlab.jupyter"}]
+
+
+def _load_jupyter_server_extension(serverapp: Any) -> None:
+    """Keep widget state at each save, and tell the kernels where files are served.
+
+    The kernels a server starts inherit its environment (a session adds its own names to
+    ``os.environ``), so setting it here reaches every notebook's kernel."""
+    serverapp.contents_manager.register_pre_save_hook(keep_widget_state)
+    os.environ[FILES_URL] = _joined(serverapp.base_url, "files/")
+    os.environ[FILES_ROOT] = str(Path(serverapp.root_dir).expanduser().resolve())
+    serverapp.log.info("genlab: saves keep widget state; kernels link files under %s",
+                       os.environ[FILES_URL])
+
+
+def _joined(base: str, tail: str) -> str:
+    return "/" + "/".join(p for p in (base.strip("/"), tail) if p)
+
+
+def served_url(path: str | os.PathLike[str]) -> str | None:
+    """Where the page's server serves the file at ``path``, as a URL path; None when no
+    server said (a kernel not started by a Jupyter server with genlab installed, a script)
+    or the file is outside the folder it serves.
+
+    Example:
+        >>> os.environ[FILES_URL], os.environ[FILES_ROOT] = "/user/ana/files/", "/home/ana"
+        >>> served_url("/home/ana/work/genlab-media/task 1.mp4")
+        '/user/ana/files/work/genlab-media/task%201.mp4'
+        >>> served_url("/tmp/elsewhere.mp4") is None
+        True
+        >>> del os.environ[FILES_URL], os.environ[FILES_ROOT]
+    """
+    prefix, root = os.environ.get(FILES_URL), os.environ.get(FILES_ROOT)
+    if not prefix or not root:
+        return None
+    try:
+        inside = Path(path).resolve().relative_to(Path(root).resolve())
+    except (ValueError, OSError):
+        return None
+    return prefix.rstrip("/") + "/" + quote(inside.as_posix())
 
 
 def keep_widget_state(model: dict[str, Any], path: str, contents_manager: Any,
