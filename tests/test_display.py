@@ -18,6 +18,7 @@ from genlab.client._media import extension_for
 from genlab.client.journal import Reused, SubmitEntry
 from genlab.history import DisplayFrame, History
 from genlab.media import SNIFF_BYTES, Result, sniff
+from genlab.media.card import MEDIA_CSS
 from genlab.report import summary_html
 
 SCRIPT = "<script>alert(1)</script>"
@@ -37,7 +38,10 @@ class Parsed(html.parser.HTMLParser):
         self.close()
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("script", "img"):
+        # A card's own images are the media it was given (a service link, a data URI);
+        # any other image is one the payload made.
+        source = dict(attrs).get("src") or ""
+        if tag == "script" or (tag == "img" and not source.startswith(("https://x/", "data:"))):
             self.unsafe.append(f"<{tag}>")
         for name, value in attrs:
             if name.startswith("on"):
@@ -70,6 +74,12 @@ CARDS = {
         task_id=HOSTILE, model=HOSTILE, images=[{"url": "https://x/a.png"}],
         request={"model": HOSTILE, "prompt": HOSTILE, "style": HOSTILE}, note=HOSTILE,
         mismatches=(HOSTILE,),
+    )._repr_html_(),
+    "Result, not kept: the service's links": lambda: _record(
+        model="video-b", videos=[{"url": f"https://x/v.mp4?sig={HOSTILE}",
+                                  "cover_url": f"https://x/c.png?{HOSTILE}",
+                                  "last_frame_url": f"https://x/{HOSTILE}.png"}],
+        adjusted=(HOSTILE,),
     )._repr_html_(),
     "Result, failed": lambda: _record(
         task_id=HOSTILE, status="failed", model=HOSTILE,
@@ -219,11 +229,14 @@ def test_cards_and_tables_take_every_colour_from_the_theme() -> None:
     colours = {*display.THEME.values(), *display.BADGES.values(), display.ON_BADGE}
     checked = 0
     for name, card in CARDS.items():
-        page = card()
+        page = card().replace(MEDIA_CSS, "")  # the tiles' stylesheet: checked below
         for colour in COLOURED.findall(page):
             assert colour.strip() in colours, (name, colour, page)
             checked += 1
     assert checked >= 20  # the pattern does find the cards' colours
+    # A video's letterbox is black in either theme; every other colour of the tiles is one.
+    tiles = [c.strip() for c in COLOURED.findall(MEDIA_CSS)]
+    assert tiles.count("#000") == 1 and set(tiles) - {"#000", "none"} <= colours
 
 
 # --- the one sniffer -------------------------------------------------------------------------

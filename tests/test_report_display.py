@@ -60,8 +60,11 @@ def test_a_result_in_a_cell_is_one_card_and_a_short_repr() -> None:
     card = result._repr_html_()
     assert "succeeded" in card and "42.2 s" in card and "800 credits" in card
     assert "waves &lt;at&gt; dusk" in card and "duration 5" in card
-    assert "cdn.example" not in card  # no URL the browser may not reach, nor an expiring one
-    assert "client.download(result) saves its media" in card
+    # Not kept: the media are shown from the service's links, which expire (these do not
+    # say when), and the card says how to keep them.
+    assert '<video controls playsinline autoplay muted preload="auto" ' \
+        'src="https://cdn.example/v.mp4" poster="https://cdn.example/c.png">' in card
+    assert "links expire;" in card and "client.download(result) saves its media" in card
     assert result._mime_() == ("text/html", card)  # marimo draws the same card
     failed = result_of(TaskRecord.model_validate(
         {"task_id": "t2", "status": "failed", "error": {"code": "E", "message": "<b>no</b>"}}

@@ -22,6 +22,10 @@
     ├── TaskNotFinishedError        the task has no results yet (e.g. download before wait)
     └── TaskTimeoutError            the wait's deadline passed; the task is still running
 
+    UserWarning
+    └── RequestAdjustedWarning      validate() changed a value as the interface allows
+                                    (image-b makes 1K only); the request is still sent
+
 Client errors are raised from one place (``APIError.from_response``); the catalog raises
 ``InvalidParameterError`` before anything touches the network. This module imports only the
 standard library so that every layer may use it.
@@ -51,6 +55,7 @@ __all__ = [
     "NotFoundError",
     "QuotaExceededError",
     "RateLimitError",
+    "RequestAdjustedWarning",
     "ServerError",
     "SubmissionUncertainError",
     "TaskFailedError",
@@ -413,6 +418,32 @@ class TaskTimeoutError(GenlabError):
         super().__init__(message)
         self.task_id = task_id
         self.last_status = last_status
+
+
+class RequestAdjustedWarning(UserWarning):
+    """The catalog changed a value of a request because the interface says the service
+    changes it (image-b: "1K only; other values are downgraded"). The request is valid and is
+    sent with the new value; the warning says so before anything is spent.
+
+    Attributes:
+        model: the request's model.
+        changes: one phrase per changed value (``resolution: asked 2K; image-b makes 1K
+            only``), as the Studio and the result's card say them.
+
+    Example:
+        >>> import warnings, genlab
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     _ = genlab.validate({"model": "image-b", "prompt": "x", "resolution": "2K"})
+        >>> print(caught[0].message)
+        image-b: resolution 2K is sent as 1K (image-b makes 1K only)
+    """
+
+    def __init__(self, message: str, *, model: str = "",
+                 changes: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.model = model
+        self.changes = tuple(changes)
 
 
 _STATUS_CLASSES: dict[int, type[APIError]] = {

@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import json
 import logging
-from datetime import UTC, datetime
+import math
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Annotated, Any, Literal
+from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import (
     BaseModel,
@@ -203,6 +205,60 @@ def _dump(value: Any) -> str:
     return text[:2000]
 
 
+def link_expiry(url: str) -> datetime | None:
+    """When a signed media URL stops working, as its query says; None when it does not say.
+
+    The interface names no expiry ("retention period: not shown"); signed links carry theirs:
+    an epoch time (``Expires=``, ``expires=``: S3's v2 signatures, CloudFront, OSS) or a
+    lifetime from the signing time (``X-Amz-Date`` + ``X-Amz-Expires``, and the same pair
+    under another prefix: ``X-Goog-``, ``x-oss-``, ``X-Tos-``).
+
+    Example:
+        >>> link_expiry("https://cdn.example/a.png?Expires=1767225600&Signature=x")
+        datetime.datetime(2026, 1, 1, 0, 0, tzinfo=datetime.timezone.utc)
+        >>> link_expiry("https://b.s3.amazonaws.com/a.mp4?X-Amz-Date=20260101T000000Z"
+        ...             "&X-Amz-Expires=3600&X-Amz-Signature=x").isoformat()
+        '2026-01-01T01:00:00+00:00'
+        >>> link_expiry("http://127.0.0.1:8000/media/t1.png") is None
+        True
+    """
+    try:
+        params = {key.lower(): value for key, value in parse_qsl(urlsplit(url).query)}
+    except ValueError:
+        return None
+    found: list[datetime] = []
+    for key, value in params.items():
+        if not key.endswith("expires"):
+            continue
+        try:
+            number = float(value)
+            if not math.isfinite(number) or number < 0:
+                continue
+            if number >= 1e9:  # an epoch time (a lifetime is never 30 years)
+                found.append(datetime.fromtimestamp(number, UTC))
+                continue
+            signed = _signing_time(params.get(key.removesuffix("expires") + "date"))
+            if signed is not None:
+                found.append(signed + timedelta(seconds=number))
+        except (ValueError, OverflowError, OSError):  # not a time any clock can show
+            continue
+    return min(found) if found else None
+
+
+def _signing_time(value: str | None) -> datetime | None:
+    """A signed URL's signing time: ``20260101T000000Z`` (SigV4's form) or ISO 8601."""
+    if not value:
+        return None
+    for form in ("%Y%m%dT%H%M%SZ", None):
+        try:
+            moment = (datetime.strptime(value, form) if form is not None
+                      else datetime.fromisoformat(value))
+        except ValueError:
+            continue
+        return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return None
+
+
 class VideoResult(_Wire):
     """One generated video: its URL, size, length, cover and (video-b) last frame."""
 
@@ -302,6 +358,22 @@ class TaskRecord(_Wire):
     def results(self) -> list[VideoResult | ImageResult]:
         """The videos or images (empty until the task succeeded)."""
         return [*(self.videos or []), *(self.images or [])]
+
+    @property
+    def links_expire(self) -> datetime | None:
+        """When the first of the results' links (media, covers, last frames) stops working,
+        as the signed URLs say (:func:`link_expiry`); None when they do not say.
+
+        Example:
+            >>> TaskRecord(task_id="t", status="succeeded", images=[
+            ...     {"url": "https://cdn.example/a.png?Expires=1767225600"}]).links_expire.year
+            2026
+        """
+        urls = [url for item in self.results
+                for url in (item.url, getattr(item, "cover_url", None),
+                            getattr(item, "last_frame_url", None)) if url]
+        times = [when for when in map(link_expiry, urls) if when is not None]
+        return min(times) if times else None
 
     @property
     def seconds(self) -> float | None:
@@ -480,6 +552,7 @@ __all__ = [
     "Timestamp",
     "VideoResult",
     "iso",
+    "link_expiry",
     "record_schema",
     "wire_schemas",
 ]

@@ -137,12 +137,18 @@ def test_n_and_quality_belong_to_image_a_only(model: str) -> None:
     rejected(body(model, quality="high"), model, "quality is not accepted by")
 
 
-@pytest.mark.parametrize("resolution", ["2K", "4K", "512", "8K", "", "whatever"])
-def test_image_b_downgrades_any_resolution_to_1k(resolution: str) -> None:
-    request = genlab.validate(body("image-b", resolution=resolution))
+@pytest.mark.parametrize(("resolution", "said"), [
+    ("2K", "2K"), ("4K", "4K"), ("512", "512"), ("8K", "8K"), ("", "''"),
+    ("whatever", "whatever"), ("two words", "'two words'"),
+])
+def test_image_b_downgrades_any_resolution_to_1k_and_says_so(resolution: str, said: str) -> None:
+    with pytest.warns(genlab.RequestAdjustedWarning) as caught:
+        request = genlab.validate(body("image-b", resolution=resolution))
     assert request.to_body()["resolution"] == "1K"
-    assert "downgraded to 1K" in notices_text(request)
-    assert repr(resolution) in notices_text(request)
+    assert f"resolution: asked {said}; image-b makes 1K only" in notices_text(request)
+    (warning,) = caught
+    assert str(warning.message) == (
+        f"image-b: resolution {said} is sent as 1K (image-b makes 1K only)")
 
 
 def test_image_b_1k_is_not_a_downgrade() -> None:

@@ -175,14 +175,15 @@ def test_unknown_role_is_rejected_outside_video_a(model: str, list_name: str) ->
 
 
 @pytest.mark.parametrize("list_name", ["reference_images", "reference_videos", "reference_audios"])
-def test_video_a_unknown_role_becomes_asset_with_a_notice(list_name: str) -> None:
-    request = genlab.validate(role_body("video-a", list_name, "background"))
+def test_video_a_unknown_role_becomes_asset_and_says_so(list_name: str) -> None:
+    with pytest.warns(genlab.RequestAdjustedWarning,
+                      match=rf"{list_name}\[0\]\.reference_type background is sent as asset"):
+        request = genlab.validate(role_body("video-a", list_name, "background"))
     assert request.mode is Mode.REFERENCE
     sent = request.to_body()
     assert sent[list_name][0]["reference_type"] == "asset"
-    assert f"{list_name}[0].reference_type 'background' is unknown; treated as asset" in (
-        request.notices
-    )
+    assert (f"{list_name}[0].reference_type: asked background; video-a treats an unknown "
+            "role as asset") in request.notices
     assert genlab.validate(sent).notices == ()
 
 

@@ -308,8 +308,25 @@ def test_credits_are_estimated_live(studio: Studio) -> None:
 
 
 def test_notices_are_shown(studio: Studio) -> None:
+    studio.set(model="video-c", prompt="waves", extra_params={"audio_setting": "origin"})
+    assert "audio_setting only takes effect in video-edit mode" in studio.notices.value
+    assert "changed:" not in studio.notices.value
+
+
+def test_a_value_the_model_changes_is_said_in_the_studio_and_on_its_card(
+    studio: Studio,
+) -> None:
+    # Editing and submitting raise no warning (the suite turns warnings into errors): the
+    # Studio says it instead, by the form, and the task's card says it again.
     studio.set(model="image-b", prompt="a kite", resolution="2K")
-    assert "downgraded to 1K" in studio.notices.value
+    assert "changed: resolution: asked 2K; image-b makes 1K only" in studio.notices.value
+    assert studio.validation.valid and studio.body["resolution"] == "2K"
+    card = studio.submit()
+    _finish(card)
+    assert card.status == "succeeded", card.message.value
+    assert "changed: resolution: asked 2K; image-b makes 1K only" in card.media.value
+    studio.set(resolution="1K")
+    assert "changed:" not in studio.notices.value
 
 
 # --- reference media -------------------------------------------------------------------

@@ -23,7 +23,7 @@ from genlab.catalog._address import (
     media_digest,
     prompt_address,
 )
-from genlab.catalog._base import RequestBase
+from genlab.catalog._base import Adjustment, RequestBase
 from genlab.catalog._delivered import delivery_mismatches
 from genlab.catalog._dimensions import DEFAULT_DURATION, DEFAULT_FPS
 from genlab.catalog._forms import (
@@ -56,6 +56,7 @@ from genlab.catalog._video import VideoA, VideoB, VideoC, VideoD, VideoE, VideoF
 from genlab.catalog._video_base import VideoRequest
 
 __all__ = [
+    "Adjustment",
     "CATALOG",
     "Checked",
     "DEFAULT_DURATION",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr, model_validator
@@ -21,6 +22,63 @@ from genlab.catalog._parts import REF_TYPES, ListRule, Mode, Reference
 
 # (location, message) pairs collected by the rule engine.
 Problem = tuple[tuple[str | int, ...], str]
+
+
+@dataclass(frozen=True, slots=True)
+class Adjustment:
+    """A value the catalog changed because the interface says the service changes it
+    (image-b's resolution: "other values are downgraded"): the request is sent with ``made``.
+
+    ``validate()`` warns of each (:class:`genlab.RequestAdjustedWarning`), the Studio shows
+    them, and a result keeps them (``Result.adjusted``) for its card.
+
+    Attributes:
+        field: where, as the body names it (``resolution``,
+            ``reference_images[0].reference_type``).
+        asked: the value given.
+        made: the value sent.
+        why: what the model does, for people (``image-b makes 1K only``).
+
+    Example:
+        >>> from genlab.catalog import validate
+        >>> (change,) = validate({"model": "image-b", "prompt": "x", "resolution": "2K"},
+        ...                      warn=False).adjustments
+        >>> change.message
+        'resolution: asked 2K; image-b makes 1K only'
+        >>> change.sent
+        'resolution 2K is sent as 1K'
+    """
+
+    field: str
+    asked: Any
+    made: Any
+    why: str
+
+    @property
+    def message(self) -> str:
+        """What was asked and what the model does, in one phrase (a card's and the Studio's)."""
+        return f"{self.field}: asked {said(self.asked)}; {self.why}"
+
+    @property
+    def sent(self) -> str:
+        """Both values, in one phrase: ``resolution 2K is sent as 1K``."""
+        return f"{self.field} {said(self.asked)} is sent as {said(self.made)}"
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def said(value: Any) -> str:
+    """A value as a person gave it: a plain word as itself, anything else as its repr.
+
+    Example:
+        >>> said("2K"), said(""), said("two words"), said(4)
+        ('2K', "''", "'two words'", '4')
+    """
+    if isinstance(value, str):
+        plain = value and value.isprintable() and not any(c.isspace() for c in value)
+        return value if plain else repr(value)
+    return repr(value)
 
 
 class RequestBase(BaseModel):
@@ -52,6 +110,7 @@ class RequestBase(BaseModel):
 
     _mode: Mode = PrivateAttr(default=Mode.TEXT_TO_VIDEO)
     _notices: list[str] = PrivateAttr(default_factory=list)
+    _adjustments: list[Adjustment] = PrivateAttr(default_factory=list)
 
     @classmethod
     def model_id(cls) -> str:
@@ -84,6 +143,17 @@ class RequestBase(BaseModel):
     def notices(self) -> tuple[str, ...]:
         """Things the service will adjust or ignore, e.g. a downgraded resolution."""
         return tuple(self._notices)
+
+    @property
+    def adjustments(self) -> tuple[Adjustment, ...]:
+        """The values the catalog changed as the interface allows (each is also a notice).
+
+        Example:
+            >>> from genlab.catalog import validate
+            >>> validate({"model": "image-b", "prompt": "x"}).adjustments
+            ()
+        """
+        return tuple(self._adjustments)
 
     @property
     def prompt_text(self) -> str:
@@ -170,6 +240,7 @@ class RequestBase(BaseModel):
     def _check_rules(self) -> RequestBase:
         problems: list[Problem] = []
         notices: list[str] = []
+        self._adjustments = []
         self._check_references(problems, notices)
         mode = self._detect_mode()
         if mode not in self.MODES:
@@ -198,6 +269,14 @@ class RequestBase(BaseModel):
     def _extra_rules(self, mode: Mode, problems: list[Problem], notices: list[str]) -> None:
         """Model-specific rules that are not data. Overridden where needed."""
 
+    def _adjust(self, notices: list[str], field: str, asked: Any, made: Any, why: str) -> None:
+        """Record that ``field`` is sent as ``made`` instead of ``asked``, as the interface
+        says the service does; the caller sets the value. Every change the catalog makes to a
+        request goes through here, so each one is told (a notice, a warning, a card line)."""
+        change = Adjustment(field, asked, made, why)
+        self._adjustments.append(change)
+        notices.append(change.message)
+
     def _unsupported_mode_message(self, mode: Mode) -> str:
         modes = ", ".join(m.label for m in sorted(self.MODES))
         return f"{self.model_name} does not support {mode.label}; it supports {modes}"
@@ -223,9 +302,8 @@ class RequestBase(BaseModel):
                     continue
                 if role not in REF_TYPES and rule.unknown_as_asset:
                     # The interface says unknown roles are treated as asset for this list.
-                    notices.append(
-                        f"{list_name}[{i}].reference_type {role!r} is unknown; treated as asset"
-                    )
+                    self._adjust(notices, f"{list_name}[{i}].reference_type", role, "asset",
+                                 f"{self.model_name} treats an unknown role as asset")
                     item.reference_type = "asset"
                     continue
                 allowed = ", ".join(sorted(rule.roles))

@@ -403,7 +403,7 @@ def preview(body: Mapping[str, Any] | Any) -> Preview:
     cls = CATALOG.get(model) if isinstance(model, str) else None
     name = model if cls is not None else None
     try:
-        request = validate(body)
+        request = validate(body, warn=False)  # the form shows the changes
     except InvalidParameterError as exc:
         mode = detect_mode(cls, body) if cls is not None else None
         hidden = hidden_fields(cls, mode) if cls is not None else {}

@@ -135,9 +135,9 @@ class ImageB(ImageRequest):
 
     def _extra_rules(self, mode: Mode, problems: list[Problem], notices: list[str]) -> None:
         if self.resolution != "1K":
-            notices.append(
-                f"resolution {self.resolution!r} was downgraded to 1K (image-b renders 1K only)"
-            )
+            # "1K only; other values are downgraded": sent as 1K, and the person is told.
+            self._adjust(notices, "resolution", self.resolution, "1K",
+                         f"{self.model_name} makes 1K only")
             self.resolution = "1K"
 
 

@@ -7,12 +7,13 @@ the emulator, credits and the tests pick it up from :data:`CATALOG`.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import Annotated, Any, NamedTuple, TypeAlias
 
 from pydantic import Field, TypeAdapter, ValidationError
 
-from genlab._errors import ErrorDetail, InvalidParameterError
+from genlab._errors import ErrorDetail, InvalidParameterError, RequestAdjustedWarning
 from genlab.catalog._base import RequestBase
 from genlab.catalog._image import ImageA, ImageB, ImageC, ImageD
 from genlab.catalog._messages import convert_errors
@@ -34,14 +35,22 @@ CATALOG: Mapping[str, type[RequestBase]] = {cls.model_id(): cls for cls in _ALL}
 _ADAPTER: TypeAdapter[GenerationRequest] = TypeAdapter(GenerationRequest)
 
 
-def validate(body: Mapping[str, Any] | RequestBase) -> RequestBase:
+def validate(body: Mapping[str, Any] | RequestBase, *, warn: bool = True) -> RequestBase:
     """Check a request body against its model's rules, before any credit is spent.
 
+    Where the interface says the service changes a value (image-b makes 1K only), the
+    request is valid and carries the new value; the change is in ``.adjustments`` (and
+    ``.notices``), and a :class:`~genlab.RequestAdjustedWarning` names both values.
+
     Args:
-        body: the JSON object to send (a mapping with a ``model`` key), or a request object.
+        body: the JSON object to send (a mapping with a ``model`` key), or a request object
+            (returned as it is: it was validated, and warned of, when it was made).
+        warn: warn of the values changed; views that show the changes themselves (a form,
+            a card) and the emulator pass False.
 
     Returns:
-        The validated request: ``.kind``, ``.mode``, ``.notices`` and ``.to_body()``.
+        The validated request: ``.kind``, ``.mode``, ``.notices``, ``.adjustments`` and
+        ``.to_body()``.
 
     Raises:
         InvalidParameterError: listing every problem (``.errors``), each naming the model,
@@ -50,6 +59,9 @@ def validate(body: Mapping[str, Any] | RequestBase) -> RequestBase:
     Example:
         >>> validate({"model": "video-f", "prompt": "waves", "duration": 8}).mode.label
         'text-to-video'
+        >>> validate({"model": "image-b", "prompt": "x", "resolution": "4K"},
+        ...          warn=False).to_body()["resolution"]
+        '1K'
     """
     if isinstance(body, RequestBase):
         return body
@@ -58,7 +70,7 @@ def validate(body: Mapping[str, Any] | RequestBase) -> RequestBase:
             [ErrorDetail((), f"the request body must be a JSON object, not {type(body).__name__}")]
         )
     try:
-        return _ADAPTER.validate_python(body if isinstance(body, dict) else dict(body))
+        request = _ADAPTER.validate_python(body if isinstance(body, dict) else dict(body))
     except ValidationError as exc:
         raise InvalidParameterError.from_details(
             convert_errors(exc.errors(include_url=False), CATALOG)
@@ -67,6 +79,24 @@ def validate(body: Mapping[str, Any] | RequestBase) -> RequestBase:
         raise InvalidParameterError.from_details(
             [ErrorDetail((), f"the request could not be read: {exc}")]
         ) from None
+    if warn and request.adjustments:
+        warnings.warn(adjusted_warning(request), stacklevel=2)
+    return request
+
+
+def adjusted_warning(request: RequestBase) -> RequestAdjustedWarning:
+    """The warning that tells the person which values of ``request`` the catalog changed.
+
+    Example:
+        >>> request = validate({"model": "image-b", "prompt": "x", "resolution": "4K"},
+        ...                    warn=False)
+        >>> str(adjusted_warning(request))
+        'image-b: resolution 4K is sent as 1K (image-b makes 1K only)'
+    """
+    changes = request.adjustments
+    said = "; ".join(f"{c.sent} ({c.why})" for c in changes)
+    return RequestAdjustedWarning(f"{request.model_name}: {said}", model=request.model_name,
+                                  changes=[c.message for c in changes])
 
 
 class Checked(NamedTuple):
@@ -84,7 +114,9 @@ class Checked(NamedTuple):
 
 
 def checked(body: Mapping[str, Any] | RequestBase) -> Checked:
-    """:func:`validate` and :func:`estimate_credits` in one, the problem told, not raised.
+    """:func:`validate` and :func:`estimate_credits` in one, the problem told, not raised;
+    nor warned: what the catalog changes is in ``request.adjustments``, for the plan (or the
+    result's card) to say.
 
     Example:
         >>> checked({"model": "video-a", "prompt": "x", "resolution": "1080P"}).credits
@@ -93,7 +125,7 @@ def checked(body: Mapping[str, Any] | RequestBase) -> Checked:
         video-a: duration must be from 2 to 30 (got 99)
     """
     try:
-        request = validate(body)
+        request = validate(body, warn=False)
     except InvalidParameterError as exc:
         return Checked(None, "\n".join(e.message for e in exc.errors) or exc.message, None)
     return Checked(request, None, credits_for(request, None))
@@ -134,7 +166,7 @@ def estimate_credits(
         >>> estimate_credits({"model": "video-a", "prompt": "x", "resolution": "1080P"})
         1400
     """
-    return credits_for(validate(body), input_video_seconds)
+    return credits_for(validate(body, warn=False), input_video_seconds)
 
 
 __all__ = [

@@ -30,9 +30,9 @@ def result_of(
     """``record`` as a :class:`~genlab.Result` (``extra`` fills fields of a subclass, e.g.
     a reused result's ``reused``): ``request`` is validated when it is a body (a body the
     catalog no longer takes is kept as sent, unpriced); its price is the catalog's unless
-    ``credits`` says otherwise; ``media`` is judged against it; ``cls`` is the Result
-    subclass to build. Values the record already
-    carries (a Result given again) are kept unless new ones are given.
+    ``credits`` says otherwise; ``media`` is judged against it; the values the catalog
+    changed in it become ``adjusted``; ``cls`` is the Result subclass to build. Values the
+    record already carries (a Result given again) are kept unless new ones are given.
 
     Example:
         >>> from genlab._wire import TaskRecord
@@ -40,6 +40,9 @@ def result_of(
         ...               {"model": "video-a", "prompt": "waves"})
         >>> r.request["duration"], r.request["resolution"], r.credits
         (5, '720P', 800)
+        >>> result_of(TaskRecord(task_id="t2", status="succeeded", model="image-b"),
+        ...           {"model": "image-b", "prompt": "x", "resolution": "2K"}).adjusted
+        ('resolution: asked 2K; image-b makes 1K only',)
     """
     base = record if isinstance(record, Result) else None
     validated: RequestBase | None = None
@@ -47,7 +50,7 @@ def result_of(
         validated = request
     elif request is not None:
         try:
-            validated = validate(dict(request))
+            validated = validate(dict(request), warn=False)  # told when it was sent
         except Exception:  # sent unchecked, or the catalog has changed since: kept as sent
             validated = None
     body: dict[str, Any] | None
@@ -64,9 +67,14 @@ def result_of(
     facts = tuple(media) if media is not None else (base.media if base is not None else ())
     mismatches = delivery_mismatches(validated, facts) if validated is not None else (
         base.mismatches if base is not None and media is None else ())
+    # What the catalog changed is known from the request as asked (a body sent since holds
+    # the new values and says nothing): else the earlier result's phrases stand.
+    adjusted = tuple(c.message for c in validated.adjustments) if validated is not None else ()
+    if not adjusted and base is not None:
+        adjusted = base.adjusted
     fields: dict[str, Any] = dict(record)  # the record's fields as they are (no re-validation)
     fields.update(
-        request=body, credits=credits, media=facts, mismatches=mismatches,
+        request=body, credits=credits, media=facts, mismatches=mismatches, adjusted=adjusted,
         note=note if note is not None else (base.note if base is not None else None),
         kept=tuple(kept) if kept is not None else record.kept,
     )

@@ -128,7 +128,7 @@ class Work:
     def of_body(cls, body: Mapping[str, Any]) -> Work:
         """The work of a request body; only its model when the catalog no longer accepts it."""
         try:
-            return cls.of_request(validate(dict(body)))
+            return cls.of_request(validate(dict(body), warn=False))
         except Exception:  # an old body the catalog has moved on from still has a model
             return cls(str(body.get("model") or ""))
 

@@ -43,6 +43,10 @@ class Result(TaskRecord):
     """The measured facts of each kept result file (not covers or last frames), in order."""
     mismatches: tuple[str, ...] = Field(default=(), exclude=True, repr=False)
     """How the media differ from the request, one phrase each (``"asked 10 s, got 5.0 s"``)."""
+    adjusted: tuple[str, ...] = Field(default=(), exclude=True, repr=False)
+    """The values the catalog changed in what was asked, as the interface allows, one phrase
+    each (``"resolution: asked 2K; image-b makes 1K only"``): ``request`` holds the values
+    sent, and ``as_asked`` judges the media against those."""
     note: str | None = Field(default=None, exclude=True, repr=False)
     """A line said with the result (which earlier task a reused result is)."""
 
@@ -54,8 +58,9 @@ class Result(TaskRecord):
 
     @property
     def as_asked(self) -> bool | None:
-        """True when the measured media match the request, False when they do not, None
-        when there is nothing to compare (not kept, not measured, or no request)."""
+        """True when the measured media match the request (as sent: see ``adjusted``), False
+        when they do not, None when there is nothing to compare (not kept, not measured, or
+        no request)."""
         if not self.media or self.request is None:
             return None
         return not self.mismatches

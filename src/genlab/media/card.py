@@ -448,17 +448,95 @@ def result_body_html(result: Result, *, play: Play = "once", links: bool = True,
     if result.mismatches:
         body += text("not as asked: " + "; ".join(result.mismatches), WARNING, tag="div",
                      size="85%", cls="genlab-mismatch")
+    if result.adjusted:  # the catalog changed the request, as the interface allows
+        body += text("changed: " + " · ".join(result.adjusted), WARNING, tag="div",
+                     size="85%", cls="genlab-adjusted")
     said = result.prompt
     if prompt and said:
         body += text(said, tag="div", css="white-space:pre-wrap;overflow-wrap:anywhere;"
                      "max-width:60em;margin-top:4px")
     if media:
-        shown = media_html(result.paths, play=play, links=links) if result.paths else ""
+        shown = (media_html(result.paths, play=play, links=links, served=served)
+                 if result.paths else "")
         if not shown and result.succeeded:
-            shown = text("not kept here: client.download(result) saves its media "
-                         "(links expire)", MUTED, tag="div", size="85%")
+            shown = linked_html(result, play=play, links=links)
         body += shown
     return body
+
+
+def linked_html(result: Result, *, play: Play = "once", links: bool = True) -> str:
+    """A result that was not kept, shown from the service's own links (signed URLs, never
+    the API key), with when they expire (:attr:`~genlab.TaskRecord.links_expire`, when the
+    URLs say) and how to keep it; only ``http(s)`` links are shown.
+
+    Example:
+        >>> from genlab.media import Result
+        >>> page = linked_html(Result(task_id="t1", status="succeeded", images=[
+        ...     {"url": "https://cdn.example/t1.png?Expires=1767225600&sig=a"}]))
+        >>> '<img src="https://cdn.example/t1.png?Expires=1767225600&amp;sig=a"' in page
+        True
+        >>> "links expired 2026-01-01 00:00 UTC" in page
+        True
+    """
+    videos: list[str] = []
+    images: list[str] = []
+    for item in result.videos or ():
+        if _linkable(item.url):
+            cover = item.cover_url if item.cover_url and _linkable(item.cover_url) else ""
+            videos.append(_linked_tile("video", item.url, cover, play=play, links=links))
+        if item.last_frame_url and _linkable(item.last_frame_url):
+            images.append(_linked_tile("img", item.last_frame_url, label="last frame",
+                                       links=links))
+    for image in result.images or ():
+        if _linkable(image.url):
+            images.append(_linked_tile("img", image.url, links=links))
+    keep = ("client.download(result) saves its media, and a client with a history "
+            "(genlab.connect()) keeps every result")
+    if not videos and not images:
+        return text(f"not kept here, and no link to show: {keep}", MUTED, tag="div",
+                    size="85%")
+    expires = result.links_expire
+    if expires is None:  # the interface names no expiry, and these links do not say
+        when = "the service's links expire"
+    elif expires <= datetime.now(UTC):
+        when = f"the service's links expired {expires.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
+        keep = "client.download(result) fetches fresh links and saves its media"
+    else:
+        when = f"the service's links expire {expires.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
+    told = text(f"not kept here: {when}; {keep}", MUTED, tag="div", size="85%",
+                cls="genlab-links-expire")
+    return (f'<div class="genlab-medias"><style>{MEDIA_CSS}</style>'
+            f'{"".join(videos)}{"".join(images)}</div>{told}')
+
+
+_LOOPBACK = ("localhost", "::1")
+
+
+def _linkable(url: str) -> bool:
+    """Only the service's http(s) links go into a page."""
+    try:
+        return urlsplit(url).scheme.lower() in ("http", "https")
+    except ValueError:
+        return False
+
+
+def _linked_tile(tag: Literal["video", "img"], url: str, cover: str = "", *,
+                 play: Play = "click", links: bool = True, label: str = "") -> str:
+    """One service link as a tile: the URL (escaped) as the element's source, the cover as
+    a video's poster; a link to open it that sends no referrer."""
+    parts = urlsplit(url)
+    name = PurePosixPath(parts.path).name or "media"
+    host = parts.hostname or ""
+    caption = [label] if label else []
+    if host in _LOOPBACK or host.startswith("127."):
+        caption.append("a link to this machine: only a browser here opens it")
+    said = [escape(c) for c in caption]
+    if links:
+        said.append(f'<a href="{escape(url)}" target="_blank" rel="noopener noreferrer">'
+                    f"{escape(name)}</a>")
+    shown = Shown(tag, escape(url), poster=escape(cover))
+    return tile_html(shown, salt=url, caption=" · ".join(said), alt=label or name,
+                     play=play if tag == "video" else "click")
 
 
 def results_html(results: Iterable[Result], *, play: Play = "click") -> str:
@@ -478,6 +556,7 @@ __all__ = [
     "TILE_WIDTH",
     "Shown",
     "data_uri",
+    "linked_html",
     "media_facts",
     "media_html",
     "original_link",

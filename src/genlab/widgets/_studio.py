@@ -28,7 +28,7 @@ import traitlets
 
 from genlab._errors import InvalidParameterError
 from genlab.catalog import CATALOG, Preview, preview
-from genlab.display import BORDER, MUTED, TEXT, escape, lines, styled, text
+from genlab.display import BORDER, MUTED, TEXT, WARNING, escape, lines, styled, text
 from genlab.widgets._background import Background
 from genlab.widgets._browser import reveal_newest_card
 from genlab.widgets._card import TaskCard
@@ -425,8 +425,12 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
             "To submit, fill in: " + ", ".join(form.fields[n].spec.label for n in waiting)
         )
         self._assign(self.hint, hint_html(todo) if todo else "")
-        notes = lines(checked.notices, mark="&#8505; ")
-        self._assign(self.notices, styled(notes, MUTED, tag="div", size="90%") if notes else "")
+        # What the catalog will change is said apart from what it merely notes.
+        changed = [c.message for c in checked.request.adjustments] if checked.request else []
+        notes = lines([n for n in checked.notices if n not in changed], mark="&#8505; ")
+        said = lines([f"changed: {c}" for c in changed], mark="&#9888; ")
+        self._assign(self.notices, (styled(said, WARNING, tag="div", size="90%") if said else "")
+                     + (styled(notes, MUTED, tag="div", size="90%") if notes else ""))
         self.compare_panel.refresh()
         self.reuse_offer.check(form.body if checked.valid else None)
 
