@@ -75,7 +75,9 @@ def embedded(page: str, kind: str) -> list[bytes]:
 def test_the_gallery_works_on_a_history_slice(history: History, client: genlab.Client) -> None:
     page = report.gallery_html(history.df(), fetch=client.fetch_media)
     assert len(embedded(page, "video")) == 2
-    assert len(embedded(page, "img")) == 1
+    # the image, and each video's first frame (shown where a host strips <video>)
+    posters = page.count('<img class="genlab-poster" src="data:image/jpeg;base64,')
+    assert len(embedded(page, "img")) == 1 + posters and posters == 2
     assert "data:video/mp4;base64," in page and "data:image/" in page
     assert "http://127.0.0.1" not in page
     # prompts down, models across: the fox prompt has a video and an image in one row
@@ -225,7 +227,9 @@ def test_without_a_fetch_nothing_is_fetched_and_unsaved_media_gets_a_note(
     # Reports make no HTTP requests of their own: media come from saved files or a fetch.
     page = report.gallery_html(history.df())
     assert len(embedded(page, "video")) == 1  # the downloaded one, from its file
-    assert "<img" not in page  # the image was never saved, and its URL is not fetched
+    # The image was never saved, and its URL is not fetched: the only image is the video's
+    # first frame.
+    assert page.count("<img") == page.count('<img class="genlab-poster"') == 1
     assert page.count("not saved; pass fetch=client.fetch_media") == 2
 
 

@@ -41,6 +41,7 @@ from genlab.report._media import (
     Fetch,
     MediaReader,
     is_missing,
+    original_html,
 )
 from genlab.report._spend import has_money, spend_of, spend_table_html
 from genlab.report._written import ReportFile
@@ -126,13 +127,17 @@ def _key(value: Any) -> Any:
     return value
 
 
-def _run_html(row: Mapping[str, Any], embed: Embed | None, numbered: bool) -> str:
+def _run_html(row: Mapping[str, Any], embed: Embed | None, numbered: bool,
+              page_folder: str | os.PathLike[str] | None) -> str:
     status = str(row["status"])
     parts = [f'<div class="run run-{_esc(status)}">']
-    if embed is not None and embed.tag is not None:
+    # A video's tile carries its first frame and the link to its original, which remain
+    # where a host strips <video> (GitHub's notebook view, sanitisers).
+    link = original_html(row, page_folder) if embed is not None else ""
+    if embed is not None and (embed.tag is not None or link):
         salt = str(row.get("task_id")) + str(row.get("repeat"))
         alt = "" if is_missing(row.get("prompt")) else str(row.get("prompt"))
-        parts.append(tile_html(Embed(embed.tag, embed.uri), salt=salt, alt=alt, extra=_SYNC))
+        parts.append(tile_html(embed, salt=salt, alt=alt, caption=link, extra=_SYNC))
     if status != "succeeded":
         parts.append(f'<div class="status">{_esc(status)}</div>')
         if not is_missing(row.get("error")):
@@ -176,6 +181,7 @@ def gallery_html(
     max_embed_bytes: int = MAX_EMBED_BYTES,
     thumb_width: int = THUMB_WIDTH,
     layout: Literal["auto", "table", "wrap"] = "auto",
+    page_folder: str | os.PathLike[str] | None = None,
 ) -> str:
     """A table of runs with their media embedded: prompts down, models (and params) across.
 
@@ -187,7 +193,9 @@ def gallery_html(
     data URIs (MP4 ``<video>``; images as thumbnails at most ``thumb_width`` px wide; a video
     over ``max_embed_bytes`` by its cover), or the run's status and message. Media come from
     the saved files in ``paths`` when they exist, else from ``result_url`` through ``fetch``;
-    without a fetch, a run whose media was not saved shows a note instead.
+    without a fetch, a run whose media was not saved shows a note instead. A kept file is
+    linked under its tile (``original: …``), and a video's tile keeps an image of its first
+    frame, so both remain where a host strips ``<video>``.
 
     Args:
         df: one row per run.
@@ -197,6 +205,9 @@ def gallery_html(
             requests of their own).
         cache: URL -> bytes kept between calls, so each result is fetched once.
         layout: ``"auto"``, ``"table"`` or ``"wrap"`` (see above).
+        page_folder: the folder the page is opened from (a saved report's): links to the
+            kept files are relative to it. By default the working directory, which is a
+            notebook's folder.
 
     Example:
         html = gallery_html(history.df(tag="sweep-1"), cols=["model", "resolution"],
@@ -237,7 +248,9 @@ def gallery_html(
 
     def runs(members: list[int]) -> str:
         return "".join(
-            _run_html(records[i], embeds.get(i), numbered=len(members) > 1) for i in members
+            _run_html(records[i], embeds.get(i), numbered=len(members) > 1,
+                      page_folder=page_folder)
+            for i in members
         )
 
     if layout not in ("auto", "table", "wrap"):
@@ -317,6 +330,7 @@ def report_html(
     cache: MutableMapping[str, bytes] | None = None,
     spend: pd.DataFrame | None = None,
     ratings: pd.DataFrame | None = None,
+    page_folder: str | os.PathLike[str] | None = None,
 ) -> str:
     """One self-contained HTML page: summary table, charts (PNG) and gallery, all embedded.
 
@@ -334,6 +348,9 @@ def report_html(
             reuses); by default the rows are totalled per model.
         ratings: people's votes (``history.ratings(...)``) for the Leaderboard section, by
             model; the decisive pairs show media of ``df``'s rows.
+        page_folder: the folder the page will be opened from, which links to the kept files
+            are relative to (:func:`write_report` gives the file's); by default the working
+            directory.
 
     Example:
         page = report_html(history.df(model="video-a"), title="video-a this week",
@@ -358,9 +375,10 @@ def report_html(
         "<h2>Latency and credits</h2>",
         f'<img class="chart" alt="latency and credits per group" src="{chart}">',
         *_spend_section(df if spend is None else spend, totalled=spend is None),
-        *_leaderboard_part(df, ratings, MediaReader(fetch, cache)),
+        *_leaderboard_part(df, ratings, MediaReader(fetch, cache), page_folder),
         "<h2>Gallery</h2>",
-        gallery_html(df, rows=rows, cols=cols, fetch=fetch, cache=cache),
+        gallery_html(df, rows=rows, cols=cols, fetch=fetch, cache=cache,
+                     page_folder=page_folder),
         "</body></html>\n",
     ]
     return "".join(parts)
@@ -379,7 +397,8 @@ def _spend_section(frame: pd.DataFrame, *, totalled: bool) -> list[str]:
 
 
 def _leaderboard_part(
-    df: pd.DataFrame, ratings: pd.DataFrame | None, reader: MediaReader
+    df: pd.DataFrame, ratings: pd.DataFrame | None, reader: MediaReader,
+    page_folder: str | os.PathLike[str] | None,
 ) -> list[str]:
     if ratings is None or ratings.empty:
         return []
@@ -387,7 +406,7 @@ def _leaderboard_part(
     shown = df.loc[df["status"] == "succeeded", "model"] if "status" in df.columns else df[:0]
     models = {*shown.dropna().astype(str), *ratings["left_model"], *ratings["right_model"]}
     board = leaderboard(ratings, models=sorted(models))
-    return leaderboard_section(board, ratings, df, reader)
+    return leaderboard_section(board, ratings, df, reader, page_folder=page_folder)
 
 
 def write_report(
@@ -402,5 +421,6 @@ def write_report(
     """
     target = ReportFile(path)
     target.path.parent.mkdir(parents=True, exist_ok=True)
+    options.setdefault("page_folder", target.path.parent)  # its links open from there
     target.path.write_text(report_html(df, **options), encoding="utf-8")
     return target

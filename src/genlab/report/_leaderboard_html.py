@@ -8,6 +8,7 @@ Every name and prompt is escaped.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +21,7 @@ from genlab.media.card import MEDIA_CSS, tile_html
 from genlab.report._charts import figure_png
 from genlab.report._decisive import decisive_pairs
 from genlab.report._leaderboard_charts import plot_leaderboard, plot_win_rates
-from genlab.report._media import MediaReader, is_missing
+from genlab.report._media import MediaReader, is_missing, original_html
 
 if TYPE_CHECKING:
     from genlab.report._leaderboard import Leaderboard
@@ -142,10 +143,12 @@ def leaderboard_section(
     reader: MediaReader,
     *,
     pairs: int = 4,
+    page_folder: str | os.PathLike[str] | None = None,
 ) -> list[str]:
     """A report's "Leaderboard" section: the table, the scores chart, the win-rate heat map,
-    and up to ``pairs`` decisive pairs with their media (read from ``runs``' rows by task id).
-    Nothing when there are no votes."""
+    and up to ``pairs`` decisive pairs with their media (read from ``runs``' rows by task id),
+    each linked to its kept file relative to ``page_folder`` (by default the working
+    directory). Nothing when there are no votes."""
     if ratings.empty:
         return []
     scores = data_uri(figure_png(plot_leaderboard(board)), mime="image/png")
@@ -163,19 +166,22 @@ def leaderboard_section(
         parts.append("<h3>Decisive pairs</h3>")
         parts.append(f'<div class="genlab-decisive"><style>{MEDIA_CSS}{_PAIRS_CSS}</style>')
         for vote in chosen.to_dict(orient="records"):
-            parts.append(_pair_html({str(k): v for k, v in vote.items()}, by_task, reader))
+            parts.append(_pair_html({str(k): v for k, v in vote.items()}, by_task, reader,
+                                    page_folder))
         parts.append("</div>")
     return parts
 
 
 def _pair_html(vote: Mapping[str, Any], runs: Mapping[str, Mapping[str, Any]],
-               reader: MediaReader) -> str:
+               reader: MediaReader, page_folder: str | os.PathLike[str] | None) -> str:
     sides = []
     for side in ("left", "right"):
         task, model = str(vote[f"{side}_task"]), vote[f"{side}_model"]
         row = runs.get(task)
-        embed = reader.embed(row) if row is not None else None
-        tile = tile_html(embed, salt=task, alt=str(model)) if embed is not None else ""
+        tile = ""
+        if row is not None:  # a video's first frame and its original's link outlive <video>
+            tile = tile_html(reader.embed(row), salt=task, alt=str(model),
+                             caption=original_html(row, page_folder))
         note = "" if row is not None else (
             f"<div class='prompt'>{escape(task)}: not among this report's runs</div>")
         mark = "<span class='preferred'>preferred</span>" if vote["answer"] == side else ""

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,14 @@ from genlab.media import (
     media_name,
     read_media,
 )
-from genlab.media.card import THUMB_WIDTH, Shown, reason, shown_bytes, shown_file
+from genlab.media.card import (
+    THUMB_WIDTH,
+    Shown,
+    original_link,
+    reason,
+    shown_bytes,
+    shown_file,
+)
 from genlab.media.preview import MAX_EMBED_BYTES, image_preview
 
 logger = logging.getLogger("genlab")
@@ -99,6 +107,25 @@ def _local(paths: Sequence[str], cover: bool) -> Path | str | None:
         if not cover and not name.stem.endswith(_SIDE_STEMS):
             return media_location(text)
     return None
+
+
+def original_html(row: Mapping[str, Any], folder: str | os.PathLike[str] | None = None) -> str:
+    """The ``original:`` link to the kept file of a row's first result
+    (:func:`genlab.media.card.original_link`); empty when nothing was kept or it is gone.
+
+    The link is relative to ``folder``, the folder its page is opened from (a saved report's);
+    by default the working directory, which is a notebook's folder.
+
+    Example:
+        >>> original_html({"paths": '["no/such/t1.mp4"]'})
+        ''
+    """
+    where = _local(saved_paths(row.get("paths")), cover=False)
+    if where is None or isinstance(where, str):  # a storage URL is named, not linked
+        return "" if where is None else original_link(where)
+    if not where.is_file():
+        return ""
+    return original_link(where, page_folder=folder)
 
 
 def _text(value: Any) -> str | None:
