@@ -152,6 +152,13 @@ def test_an_experiment_grids_videos_keep_their_first_frame_and_link_without_vide
         for tile in shown:
             assert "genlab-exp" in tile.within
             assert_frame_and_link(tile, notebook)
+    # Saved as a page in a folder of its own: its links start from that folder.
+    saved = exp.to_html(notebook / "genlab-output" / "clips.html")
+    shown = stripped_video_tiles(saved.read_text(encoding="utf-8"))
+    assert len(shown) == 4
+    for tile in shown:
+        assert tile.links[0].startswith("../")
+        assert_frame_and_link(tile, saved.parent)
 
 
 def test_a_reports_decisive_pairs_keep_their_first_frame_and_link_without_video(

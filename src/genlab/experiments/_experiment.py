@@ -260,8 +260,9 @@ class Experiment:
         from genlab.experiments._view import page_html
 
         target = Path(path)
-        target.write_text(page_html(self, "model" if columns == "model" else "prompt"),
-                          encoding="utf-8")
+        target.parent.mkdir(parents=True, exist_ok=True)  # as a comparison's to_html does
+        target.write_text(page_html(self, "model" if columns == "model" else "prompt",
+                                    page_folder=target.parent), encoding="utf-8")
         return target
 
 

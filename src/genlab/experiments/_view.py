@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
@@ -88,7 +89,8 @@ def _variables_html(variables: Mapping[str, Any]) -> str:
                        for k, v in variables.items())
 
 
-def _seed_html(exp: Experiment, row: Mapping[str, Any]) -> str:
+def _seed_html(exp: Experiment, row: Mapping[str, Any],
+               page_folder: str | os.PathLike[str] | None) -> str:
     from genlab.media.card import media_html  # previews load only when a grid is drawn
 
     status = str(row["status"])
@@ -99,7 +101,7 @@ def _seed_html(exp: Experiment, row: Mapping[str, Any]) -> str:
     caption += [f"{name} {_number(row[name])}" for name in exp.scorers]
     shown = ""
     if status == "succeeded" and task_id is not None:
-        shown = media_html(exp.paths(task_id), play="click")
+        shown = media_html(exp.paths(task_id), play="click", page_folder=page_folder)
         # One play/pause/scrub for the row: the report's handlers on every video.
         shown = shown.replace("<video controls", f"<video{ROW_SYNC} controls")
     if not shown:
@@ -126,8 +128,11 @@ def _version_header(version: Prompt, before: Prompt | None) -> str:
     return f"<b>{escape(version.ref)}</b>{named}{body}"
 
 
-def grid_html(exp: Experiment, columns: Literal["prompt", "model"] = "prompt") -> str:
-    """The experiment's grid as an HTML fragment (see :meth:`Experiment.show`)."""
+def grid_html(exp: Experiment, columns: Literal["prompt", "model"] = "prompt", *,
+              page_folder: str | os.PathLike[str] | None = None) -> str:
+    """The experiment's grid as an HTML fragment (see :meth:`Experiment.show`); its links
+    to kept files are relative to ``page_folder`` (a saved page's), by default the
+    notebook's."""
     frame = exp.df
     rows: list[Mapping[str, Any]] = [{str(k): v for k, v in r.items()}
                                      for r in frame.to_dict("records")]
@@ -161,7 +166,7 @@ def grid_html(exp: Experiment, columns: Literal["prompt", "model"] = "prompt") -
                 if not members:
                     continue
                 label = inner.ref if isinstance(inner, Prompt) else str(inner)
-                seeds = "".join(_seed_html(exp, r) for r in members)
+                seeds = "".join(_seed_html(exp, r, page_folder) for r in members)
                 parts.append(f"<div class='genlab-exp-label'>{escape(label)}</div>"
                              f"<div class='genlab-exp-seeds'>{seeds}</div>")
             tds.append(f"<td>{''.join(parts)}</td>")
@@ -272,7 +277,8 @@ def _versions_table(exp: Experiment) -> str:
     return "".join(lines)
 
 
-def page_html(exp: Experiment, columns: Literal["prompt", "model"] = "prompt") -> str:
+def page_html(exp: Experiment, columns: Literal["prompt", "model"] = "prompt", *,
+              page_folder: str | os.PathLike[str] | None = None) -> str:
     """The experiment as a whole HTML page that loads nothing from elsewhere."""
     frame = exp.df.drop(columns=["experiment"])
     table = frame.to_html(escape=True, na_rep="–", index=False, classes="summary")
@@ -290,6 +296,7 @@ def page_html(exp: Experiment, columns: Literal["prompt", "model"] = "prompt") -
         f"<title>{escape(exp.name)}</title><style>{style}</style></head><body>"
         f"<h1>{escape(exp.name)}</h1>"
         f"<p class='generated'>genlab {escape(__version__)}, {when}</p>"
-        f"{grid_html(exp, columns)}<h2>Versions</h2>{_versions_table(exp)}"
+        f"{grid_html(exp, columns, page_folder=page_folder)}"
+        f"<h2>Versions</h2>{_versions_table(exp)}"
         f"<h2>Every cell</h2>{table}</body></html>"
     )

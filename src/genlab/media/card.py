@@ -307,9 +307,11 @@ def _size(count: int) -> str:
 
 
 def media_html(paths: Sequence[Path | str], *, play: Play = "click",
-               links: bool = True, served: bool = False) -> str:
+               links: bool = True, served: bool = False,
+               page_folder: str | os.PathLike[str] | None = None) -> str:
     """Kept files as tiles: videos as their browser-playable preview with a poster and a
-    link to the original (``served``: as :func:`original_link` says), images enlargeable;
+    link to the original (``served``, ``page_folder``: as :func:`original_link` says),
+    images enlargeable;
     covers stand in only for videos too large to embed, and other files (the JSON sidecar)
     are skipped.
 
@@ -337,7 +339,7 @@ def media_html(paths: Sequence[Path | str], *, play: Play = "click",
         if shown.note:
             parts.append(escape(f"{path.name}: {shown.note}"))
         if links:
-            parts.append(original_link(where, served=served))
+            parts.append(original_link(where, served=served, page_folder=page_folder))
         tile = tile_html(shown, salt=str(where), caption=" · ".join(parts), alt=path.name,
                          play=play if is_video else "click")
         (videos if is_video else images).append(tile)
