@@ -272,12 +272,17 @@ def _app(args: argparse.Namespace) -> int:
     # stylesheets it loads from a CDN, so the page reaches no host but this one.
     templates = str(Path(__file__).resolve().parent / "_voila")
     env["JUPYTER_PATH"] = os.pathsep.join(p for p in (templates, env.get("JUPYTER_PATH")) if p)
-    with tempfile.TemporaryDirectory(prefix="genlab-app-") as work:
+    kept = _kept_folder(env)
+    # Voilà serves files (/voila/files/) only from the folder it serves the page from, so a
+    # local media store's parent is that folder, the page sits in a hidden folder of its own
+    # there while the app runs, and only the store's media files are served.
+    place = {"prefix": ".genlab-app-", "dir": kept.parent} if kept else {"prefix": "genlab-app-"}
+    with tempfile.TemporaryDirectory(**place) as work:
         page = Path(work) / APP_NOTEBOOK.name
         shutil.copyfile(notebook, page)
         command = [sys.executable, "-m", "voila", str(page), f"--port={args.port}",
                    "--Voila.ip=127.0.0.1", f"--theme={args.theme}", "--template=genlab",
-                   *_serve_kept_media(Path(work), env)]
+                   *(_serve_kept_media(kept, env) if kept else [])]
         if args.no_browser:
             command.append("--no-browser")
         print(f"genlab app: the Studio as a page at http://127.0.0.1:{args.port}/ "
@@ -299,32 +304,40 @@ def _app(args: argparse.Namespace) -> int:
                     process.wait()
 
 
-def _serve_kept_media(work: Path, env: dict[str, str]) -> list[str]:
-    """Let the app's page open the originals its cards link: Voilà serves files only from the
-    page's own folder (``/voila/files/``), so the media store is linked into it, only media
-    files are served, and the page's kernel is told where (:mod:`genlab.jupyter`). A store
-    that is not a local folder (a bucket) is named on the cards instead. Voilà's options."""
-    from genlab.jupyter import FILES_ROOT, FILES_URL
-    from genlab.media import MEDIA_SUFFIXES, kept_beside, media_location
+def _kept_folder(env: dict[str, str]) -> Path | None:
+    """The local folder the app's page keeps media in (made if missing); None for a store
+    that is not a local folder (a bucket), whose files the cards name instead of linking."""
+    from genlab.media import kept_beside, media_location
 
     media = env.get("GENLAB_MEDIA", "").strip()
     history = env["GENLAB_HISTORY"].removeprefix("sqlite:///")
     if media:
         where = media_location(media)
         if not isinstance(where, Path):
-            return []
+            return None
         folder = where
     elif "://" not in history:
         folder = kept_beside(Path(history))
     else:
-        return []
+        return None
     folder = folder.expanduser().resolve()
     folder.mkdir(parents=True, exist_ok=True)
-    (work / folder.name).symlink_to(folder, target_is_directory=True)
+    return folder
+
+
+def _serve_kept_media(folder: Path, env: dict[str, str]) -> list[str]:
+    """Voilà's options to serve the media files of ``folder`` (and nothing else) from its
+    parent, and the page's kernel told where (:mod:`genlab.jupyter`), so the cards' links
+    open the originals."""
+    from genlab.jupyter import FILES_ROOT, FILES_URL
+    from genlab.media import MEDIA_SUFFIXES
+
     env[FILES_URL], env[FILES_ROOT] = "/voila/files/", str(folder.parent)
     suffixes = "|".join(sorted(re.escape(s.lstrip(".")) for s in MEDIA_SUFFIXES))
     allowed = f"{re.escape(folder.name)}/.*\\.({suffixes})"
-    return [f"--VoilaConfiguration.file_allowlist={[allowed]!r}"]
+    # The page's own folder is hidden (.genlab-app-...): the server may open it.
+    return [f"--Voila.root_dir={folder.parent}", "--ContentsManager.allow_hidden=True",
+            f"--VoilaConfiguration.file_allowlist={allowed}"]
 
 
 def _voila_missing() -> bool:
