@@ -48,6 +48,7 @@ if typing.TYPE_CHECKING:
     from genlab.comparison import Comparison, compare
     from genlab.experiments import experiment, prompt
     from genlab.history import History
+    from genlab.rating import judge
     from genlab.report import leaderboard
     from genlab.widgets import rate, studio
 
@@ -58,6 +59,7 @@ _LAZY = {
     "History": "genlab.history",
     "compare": "genlab.comparison",
     "experiment": "genlab.experiments",
+    "judge": "genlab.rating",
     "leaderboard": "genlab.report",
     "prompt": "genlab.experiments",
     "rate": "genlab.widgets",
@@ -122,6 +124,7 @@ __all__ = [
     "estimate_credits",
     "experiment",
     "inspect",
+    "judge",
     "leaderboard",
     "prompt",
     "rate",
