@@ -88,6 +88,12 @@ def test_a_judge_run_twice_asks_nothing_the_second_time(exp: Experiment,
     assert history.ratings()["rater"].value_counts().to_dict() == {
         "judge:newer@1": 4, "judge:newer@2": 4}
 
+    # People's verdict stays people's: the judges' votes count only when asked for.
+    people = exp.verdict("kite@1", "kite@2")
+    assert (people.outcome, people.n) == ("undecided", 0)
+    judges = exp.verdict("kite@1", "kite@2", raters=["judge:newer@1"])
+    assert (judges.n, judges.counts["candidate"]) == (4, 4)
+
 
 def test_calls_run_on_worker_threads_at_most_concurrency_at_once(exp: Experiment) -> None:
     lock = threading.Lock()

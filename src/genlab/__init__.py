@@ -46,7 +46,7 @@ from genlab.media import MediaInfo, Result
 
 if typing.TYPE_CHECKING:
     from genlab.comparison import Comparison, compare
-    from genlab.experiments import experiment, prompt
+    from genlab.experiments import Verdict, experiment, prompt
     from genlab.history import History
     from genlab.rating import judge
     from genlab.report import leaderboard
@@ -58,6 +58,7 @@ _LAZY = {
     "Comparison": "genlab.comparison",
     "History": "genlab.history",
     "compare": "genlab.comparison",
+    "Verdict": "genlab.experiments",
     "experiment": "genlab.experiments",
     "judge": "genlab.rating",
     "leaderboard": "genlab.report",
@@ -118,6 +119,7 @@ __all__ = [
     "TaskRecord",
     "TaskTimeoutError",
     "UnreadableResponseError",
+    "Verdict",
     "VideoResult",
     "compare",
     "connect",

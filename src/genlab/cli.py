@@ -1,6 +1,7 @@
 """The ``genlab`` command: ``genlab demo`` runs the main job, ``genlab serve`` the emulator,
 ``genlab app`` the Studio as a page, ``genlab notebooks`` copies the tutorials out, and
-``genlab report`` turns a parameterised notebook into one HTML page."""
+``genlab report`` turns a parameterised notebook into one HTML page, and ``genlab gate``
+says whether a prompt version is worse than its baseline (exit 1)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "demo": ("emulator", "notebook"),
     "app": ("app",),
     "report": ("reports",),
+    "gate": ("notebook",),
 }
 
 _EXTRA = re.compile(r"""extra\s*==\s*["']([^"']+)["']""")
@@ -368,6 +370,34 @@ def _history_migrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _gate(args: argparse.Namespace) -> int:
+    if _needs_extras("gate"):
+        return 2
+    try:
+        # Imported on use: the verdict reads the history with pandas and tests with scipy.
+        from genlab.experiments import verdict_in
+        from genlab.history import History
+    except ImportError as exc:
+        return _import_failed("gate", exc)
+    where = str(args.history)
+    if "://" not in where and not Path(where.removeprefix("sqlite:///")).is_file():
+        print(f"genlab gate: no history at {where} (give the history file the experiment "
+              "ran into, e.g. .genlab/history.sqlite)", file=sys.stderr)
+        return 2
+    history = History(where)
+    try:
+        found = verdict_in(history, args.experiment, args.baseline, args.candidate,
+                           metric=args.metric, alpha=args.alpha)
+    except (LookupError, ValueError) as exc:
+        print(f"genlab gate: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        history.close()
+    print(found.sentence)
+    print(f"  test: {found.test}; alpha {found.alpha:g}")
+    return 1 if found.outcome == "worse" else 0
+
+
 def _report(args: argparse.Namespace) -> int:
     # Imported on use: papermill and nbconvert are the reports extra's, and slow to import.
     if _needs_extras("report"):
@@ -502,6 +532,21 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--show-code", action="store_true", help="keep the code in the page")
     report.add_argument("--keep", help="also keep the executed notebook at this path")
     report.set_defaults(func=_report)
+
+    gates = ("say whether a prompt version is better, worse or undecided against a baseline, "
+             "from an experiment's paired cells (people's votes, or a scorer); exit 1 when it "
+             "is worse, 0 otherwise, 2 on a usage error: a CI step after genlab report")
+    gate = sub.add_parser("gate", help=gates, description=gates)
+    gate.add_argument("history", help="the history: a path, sqlite:///path or postgresql://...")
+    gate.add_argument("--experiment", required=True, metavar="NAME", help="the experiment")
+    gate.add_argument("--baseline", required=True, metavar="VERSION", help="e.g. kite@1")
+    gate.add_argument("--candidate", required=True, metavar="VERSION", help="e.g. kite@2")
+    gate.add_argument("--metric", default="votes", metavar="votes|SCORER",
+                      help="people's votes (default) or a scorer the experiment ran")
+    gate.add_argument("--alpha", type=float, default=0.05,
+                      help="the most a verdict other than undecided may be said on two "
+                           "versions that are alike (default 0.05)")
+    gate.set_defaults(func=_gate)
 
     demo = sub.add_parser("demo", help="the main job, on the embedded emulator")
     demo.add_argument("--output", default="genlab-output", help="where results are written")
