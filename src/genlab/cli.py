@@ -252,6 +252,7 @@ def _notebooks(args: argparse.Namespace) -> int:
 
 
 APP_NOTEBOOK = Path("app") / "studio.ipynb"
+RATE_NOTEBOOK = Path("app") / "rate.ipynb"
 
 
 def _app(args: argparse.Namespace) -> int:
@@ -261,7 +262,7 @@ def _app(args: argparse.Namespace) -> int:
         print(_install_hint("app", NEEDS["app"], "voila"), file=sys.stderr)
         return 2
     try:
-        notebook = notebooks_source() / APP_NOTEBOOK
+        notebook = notebooks_source() / (RATE_NOTEBOOK if args.rate else APP_NOTEBOOK)
     except FileNotFoundError as exc:
         print(f"genlab app: {exc}", file=sys.stderr)
         return 1
@@ -270,6 +271,11 @@ def _app(args: argparse.Namespace) -> int:
     # notebook: ./.genlab/, unless GENLAB_HISTORY says otherwise.
     env = dict(os.environ)
     env.setdefault("GENLAB_HISTORY", str(Path.cwd() / ".genlab" / "history.sqlite"))
+    # What the page's notebook reads: the experiment or tag to rate; the developer's controls.
+    if args.rate:
+        env["GENLAB_RATE"] = args.rate
+    if args.developer:
+        env["GENLAB_APP_DEVELOPER"] = "1"
     # genlab's page template (voila/templates/genlab): Voila's lab template without the
     # stylesheets it loads from a CDN, so the page reaches no host but this one.
     templates = str(Path(__file__).resolve().parent / "_voila")
@@ -280,15 +286,16 @@ def _app(args: argparse.Namespace) -> int:
     # there while the app runs, and only the store's media files are served.
     place = {"prefix": ".genlab-app-", "dir": kept.parent} if kept else {"prefix": "genlab-app-"}
     with tempfile.TemporaryDirectory(**place) as work:
-        page = Path(work) / APP_NOTEBOOK.name
+        page = Path(work) / notebook.name
         shutil.copyfile(notebook, page)
         command = [sys.executable, "-m", "voila", str(page), f"--port={args.port}",
                    "--Voila.ip=127.0.0.1", f"--theme={args.theme}", "--template=genlab",
                    *(_serve_kept_media(kept, env) if kept else [])]
         if args.no_browser:
             command.append("--no-browser")
-        print(f"genlab app: the Studio as a page at http://127.0.0.1:{args.port}/ "
-              "(Ctrl-C stops it)", flush=True)
+        what = f"the rating page of {args.rate!r}" if args.rate else "the Studio as a page"
+        print(f"genlab app: {what} at http://127.0.0.1:{args.port}/ (Ctrl-C stops it)",
+              flush=True)
         process = subprocess.Popen(command, env=env, cwd=work)
         previous = signal.signal(signal.SIGTERM, _stop)
         try:
@@ -573,6 +580,13 @@ def build_parser() -> argparse.ArgumentParser:
     app.add_argument("--port", type=int, default=8866)
     app.add_argument("--theme", choices=["light", "dark"], default="light")
     app.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    app.add_argument("--rate", metavar="NAME",
+                     help="serve the rating page instead: blind pairs of the experiment or tag "
+                          "NAME for people who do not code; it asks their name and records "
+                          "their votes in the history")
+    app.add_argument("--developer", action="store_true",
+                     help="show the developer's controls on the Studio's cards (Download, "
+                          "Copy as code) and the service's address")
     app.set_defaults(func=_app)
     return parser
 
