@@ -13,7 +13,9 @@ calls, and a new ``version`` asks everything afresh.
 Calls run at most ``concurrency`` at a time: a plain function on worker threads (a blocking
 HTTP call is fine), an ``async def`` on an event loop of its own thread, so either works
 from a notebook whose own loop is running. Votes are written by the calling thread as the
-answers come. A call that raises, or answers something else, records nothing and is said in
+answers come. ``judge`` returns when every call has; to keep a kernel's widgets live
+meanwhile, await it on a thread: ``await asyncio.to_thread(genlab.judge, exp, fn)``. A call
+that raises, or answers something else, records nothing and is said in
 :attr:`JudgeRun.failed`; it is asked again on the next run.
 
 A judge's votes are kept apart from people's where it matters: a leaderboard counts them only
