@@ -126,6 +126,13 @@ def test_an_async_judge_and_a_failing_one(exp: Experiment, history: History) -> 
     run = genlab.judge(exp, even, name="even", concurrency=3)
     assert run.recorded == 4 and run.answers["both bad"] == 4
 
+    class Caller:  # an object whose __call__ is async
+        async def __call__(self, left: Result, right: Result) -> str:
+            return "Tie"
+
+    called = genlab.judge(exp, Caller(), name="caller")
+    assert called.recorded == 4 and called.answers["tie"] == 4
+
     def moody(left: Result, right: Result) -> str:
         if left.task_id < right.task_id:
             raise RuntimeError("the model is overloaded")

@@ -260,6 +260,8 @@ def _ask(fn: JudgeFunction, pairs: Sequence[tuple[Result, Result]], concurrency:
     def call(index: int, left: Result, right: Result) -> None:
         try:
             outcome: object = fn(left, right)
+            if inspect.isawaitable(outcome):  # an object whose __call__ is async
+                outcome = asyncio.run(_awaited(outcome))
         except Exception as exc:  # said in JudgeRun.failed, never raised
             outcome = exc
         done.put((index, outcome))
@@ -269,3 +271,7 @@ def _ask(fn: JudgeFunction, pairs: Sequence[tuple[Result, Result]], concurrency:
             pool.submit(call, i, a, b)
         for _ in pairs:
             yield done.get()
+
+
+async def _awaited(pending: Awaitable[object]) -> object:
+    return await pending
