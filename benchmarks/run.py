@@ -30,6 +30,7 @@ TITLES = {
     "bench_rating": "Rating: leaderboard of 100,000 votes, 20 models; the next pair (median)",
     "bench_experiment": "Prompt experiments: plan a 72-cell matrix; reopen it (median of 5)",
     "bench_scores": "Scorers: each built-in one on a kept 5 s 720p video (median of 5, cold)",
+    "bench_gate": "The gate: false alarms on 1,000 simulated A/A experiments (alpha 0.05)",
 }
 
 

@@ -46,8 +46,9 @@ from genlab.media import MediaInfo, Result
 
 if typing.TYPE_CHECKING:
     from genlab.comparison import Comparison, compare
-    from genlab.experiments import experiment, prompt
+    from genlab.experiments import Verdict, experiment, prompt
     from genlab.history import History
+    from genlab.rating import judge
     from genlab.report import leaderboard
     from genlab.widgets import rate, studio
 
@@ -57,7 +58,9 @@ _LAZY = {
     "Comparison": "genlab.comparison",
     "History": "genlab.history",
     "compare": "genlab.comparison",
+    "Verdict": "genlab.experiments",
     "experiment": "genlab.experiments",
+    "judge": "genlab.rating",
     "leaderboard": "genlab.report",
     "prompt": "genlab.experiments",
     "rate": "genlab.widgets",
@@ -116,12 +119,14 @@ __all__ = [
     "TaskRecord",
     "TaskTimeoutError",
     "UnreadableResponseError",
+    "Verdict",
     "VideoResult",
     "compare",
     "connect",
     "estimate_credits",
     "experiment",
     "inspect",
+    "judge",
     "leaderboard",
     "prompt",
     "rate",

@@ -51,7 +51,14 @@ from genlab.history._leases import Leases
 from genlab.history._location import DEFAULT_PATH, default_path
 from genlab.history._pending import Pending
 from genlab.history._prompts import PROMPT_COLUMNS, Prompts, PromptVersion, check_name
-from genlab.history._ratings import ANSWERS, RATING_COLUMNS, Answer, RatingEntry, Ratings
+from genlab.history._ratings import (
+    ANSWERS,
+    JUDGE_PREFIX,
+    RATING_COLUMNS,
+    Answer,
+    RatingEntry,
+    Ratings,
+)
 from genlab.history._resume import Resume, ResumeOutcome
 from genlab.history._spend import SPEND_COLUMNS, SpendBy, spend
 from genlab.history._store import Store
@@ -77,6 +84,7 @@ __all__ = [
     "DISPLAY_COLUMNS",
     "FRAME_COLUMNS",
     "DisplayFrame",
+    "JUDGE_PREFIX",
     "PROMPT_COLUMNS",
     "PROMPT_SHOWN",
     "RATING_COLUMNS",

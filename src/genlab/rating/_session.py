@@ -21,7 +21,7 @@ from __future__ import annotations
 import random
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Unpack
 
 import numpy as np
@@ -29,9 +29,9 @@ import pandas as pd
 
 from genlab.comparison import Comparison
 from genlab.experiments import Experiment
-from genlab.history import ANSWERS, RATING_COLUMNS, Answer, Filters, History, RatingEntry
+from genlab.history import ANSWERS, RATING_COLUMNS, Answer, Filters, History
 from genlab.rating._chooser import Chooser
-from genlab.rating._pairs import Item, experiment_items, items_of, pairs_of
+from genlab.rating._pairs import Item, experiment_items, items_of, pairs_of, rating_entry
 from genlab.rating._source import source_of
 from genlab.report import Embed, Fetch, Leaderboard, MediaReader, leaderboard, vote_counts
 
@@ -206,15 +206,11 @@ class RatingSession:
         if answer not in ANSWERS:
             raise ValueError(f"answer must be one of {list(ANSWERS)}, got {answer!r}")
         pair = self._on_screen()
-        left, right = pair.left_item, pair.right_item
-        shared = left.row.get("tag") if left.row.get("tag") == right.row.get("tag") else None
-        rating_id = self.history.add_rating(RatingEntry(
-            left.task_id, right.task_id, answer,
-            left_model=left.model, right_model=right.model, prompt_address=left.address,
-            prompt=left.prompt, left_settings=left.settings, right_settings=right.settings,
-            tag=self.history.tag or (shared if isinstance(shared, str) else self._tag),
-            rater=self.rater,
-        ))
+        entry = rating_entry(pair.left_item, pair.right_item, answer, rater=self.rater,
+                             tag=self._tag)
+        if self.history.tag:  # the history's own tag wins, as for every other vote
+            entry = replace(entry, tag=self.history.tag)
+        rating_id = self.history.add_rating(entry)
         self._count(pair, answer, +1)
         self._steps.append(("answer", pair, rating_id))
         return self._next()
