@@ -63,10 +63,16 @@ def test_the_servers_configuration_names_genlabs_extension(tmp_path: Path) -> No
 
 
 def test_jupyterlabs_settings_save_widget_state() -> None:
-    from jupyterlab.commands import get_app_dir
-
-    overrides = Path(get_app_dir()) / "settings" / "overrides.d" / "genlab.json"
-    assert json.loads(overrides.read_text()) == {
+    # Where the install puts them: the environment's JupyterLab application folder, which
+    # JupyterLab and Notebook 7 read (get_app_dir(), when JupyterLab is installed here).
+    overrides = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.d"
+    try:
+        from jupyterlab.commands import get_app_dir
+    except ImportError:  # make test installs no JupyterLab; make test-browser does
+        pass
+    else:
+        assert Path(get_app_dir()).resolve() == overrides.parents[1].resolve()
+    assert json.loads((overrides / "genlab.json").read_text()) == {
         "@jupyter-widgets/jupyterlab-manager:plugin": {"saveState": True}}
 
 
