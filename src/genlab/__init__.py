@@ -48,14 +48,16 @@ if typing.TYPE_CHECKING:
     from genlab.comparison import Comparison, compare
     from genlab.experiments import experiment, prompt
     from genlab.history import History
-    from genlab.report import leaderboard
+    from genlab.report import Agreement, agreement, leaderboard
     from genlab.widgets import rate, studio
 
 # Loaded on first use (PEP 562): they bring pandas, matplotlib, tqdm and ipywidgets, which a
 # plain script using the client must not pay for.
 _LAZY = {
+    "Agreement": "genlab.report",
     "Comparison": "genlab.comparison",
     "History": "genlab.history",
+    "agreement": "genlab.report",
     "compare": "genlab.comparison",
     "experiment": "genlab.experiments",
     "leaderboard": "genlab.report",
@@ -82,6 +84,7 @@ __all__ = [
     "APIConnectionError",
     "APIError",
     "APITimeoutError",
+    "Agreement",
     "AsyncClient",
     "AuthenticationError",
     "Budget",
@@ -117,6 +120,7 @@ __all__ = [
     "TaskTimeoutError",
     "UnreadableResponseError",
     "VideoResult",
+    "agreement",
     "compare",
     "connect",
     "estimate_credits",
