@@ -43,8 +43,8 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 BOARD_COLUMNS = (
-    "rank", "rank_ub", "score", "lower", "upper", "wins", "losses", "ties", "both_bad", "comparisons",
-    "win_rate", "status",
+    "rank", "rank_ub", "score", "lower", "upper", "wins", "losses", "ties", "both_bad",
+    "comparisons", "win_rate", "status",
 )
 """The columns of a :func:`leaderboard`, in order."""
 
@@ -174,9 +174,9 @@ def leaderboard(
     Returns:
         A :class:`Leaderboard` whose table (``board.df``) has the columns ``rank`` (1 is
         best; missing unless ranked), ``rank_ub`` (1 + the competitors whose lower bound is
-        above this one's upper bound: overlapping intervals share a rank), ``score``, ``lower`` and ``upper`` (the interval),
-        ``wins``, ``losses``, ``ties``, ``both_bad``, ``comparisons``, ``win_rate`` (ties as
-        half) and ``status`` (``ranked``, ``unrated``, ``not connected``); best first.
+        above this one's upper bound: overlapping intervals share a rank), ``score``,
+        ``lower`` and ``upper`` (the interval), ``wins``, ``losses``, ``ties``, ``both_bad``,
+        ``comparisons``, ``win_rate`` (ties as half) and ``status`` (``ranked``, ``unrated``, ``not connected``); best first.
 
     Raises:
         ValueError: ``by`` names no side of a vote (a model or a setting), or a column the
@@ -371,7 +371,8 @@ def _empty(groups: list[str], sides: list[str]) -> pd.DataFrame:
                         index=index)
 
 
-_DTYPES = {"rank": "Int64", "rank_ub": "Int64", "score": "Float64", "lower": "Float64", "upper": "Float64",
+_DTYPES = {"rank": "Int64", "rank_ub": "Int64", "score": "Float64", "lower": "Float64",
+           "upper": "Float64",
            "wins": "Int64", "losses": "Int64", "ties": "Int64", "both_bad": "Int64",
            "comparisons": "Int64", "win_rate": "Float64", "status": "string"}
 
