@@ -176,7 +176,8 @@ def leaderboard(
         best; missing unless ranked), ``rank_ub`` (1 + the competitors whose lower bound is
         above this one's upper bound: overlapping intervals share a rank), ``score``,
         ``lower`` and ``upper`` (the interval), ``wins``, ``losses``, ``ties``, ``both_bad``,
-        ``comparisons``, ``win_rate`` (ties as half) and ``status`` (``ranked``, ``unrated``, ``not connected``); best first.
+        ``comparisons``, ``win_rate`` (ties as half) and ``status`` (``ranked``,
+        ``unrated``, ``not connected``); best first.
 
     Raises:
         ValueError: ``by`` names no side of a vote (a model or a setting), or a column the
