@@ -148,6 +148,10 @@ def test_a_gold_vote_can_be_taken_back(tmp_path: Path) -> None:
     session.answer("right")
     assert len(history.ratings(gold=True)) == 1
     assert session.undo() == pair and history.ratings(gold=True).empty
+    session.skip()  # a skipped gold pair: the real pairs still all come
+    while session.current is not None:
+        session.answer(careful(session))
+    assert len(history.ratings()) == 3 and len(history.ratings(gold=True)) == 3
 
 
 def test_a_rater_picks_up_gold_pairs_where_they_left_off(tmp_path: Path) -> None:

@@ -270,9 +270,11 @@ class RatingSession:
         return self._next()
 
     def skip(self) -> Pair | None:
-        """Leave the pair on screen for later (it comes back when nothing else is left)."""
+        """Leave the pair on screen for later (it comes back when nothing else is left; a
+        skipped gold pair gives way to another gold pair later)."""
         pair = self._on_screen()
-        self._skipped[pair.index] = True
+        if pair.gold is None:
+            self._skipped[pair.index] = True
         self._steps.append(("skip", pair, None))
         return self._next()
 
