@@ -377,3 +377,10 @@ def test_a_video_is_degraded_here_into_a_playable_worse_copy(how: str) -> None:
     else:  # blurred: far less detail than the original frame
         detail = lambda f: float(np.abs(np.diff(f, axis=1)).mean())  # noqa: E731
         assert detail(middle) < 0.5 * detail(before[len(before) // 2])
+
+
+def test_min_gold_accuracy_needs_the_gold_votes() -> None:
+    votes = pd.DataFrame({"left_model": ["a"], "right_model": ["b"], "answer": ["left"],
+                          "rater": ["ana"]})
+    with pytest.raises(ValueError, match="min_gold_accuracy needs the gold votes"):
+        genlab.leaderboard(votes, min_gold_accuracy=0.8)

@@ -245,6 +245,9 @@ def _whose(votes: pd.DataFrame, raters: str | Sequence[str] | None,
         votes = votes[judged]
     else:
         votes = votes[votes["rater"].isin([raters] if isinstance(raters, str) else raters)]
+    if least is not None and golden is None:
+        raise ValueError("min_gold_accuracy needs the gold votes: pass the history, or a "
+                         "table of every vote (history.ratings(gold=None))")
     if least is None or golden is None or golden.empty:
         return votes, ()
     right = (golden["answer"] == golden["gold"]).groupby(golden["rater"]).mean()
