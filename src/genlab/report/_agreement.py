@@ -58,7 +58,6 @@ JUDGE_PREFIX = "judge:"
 _BREAK = 600.0  # seconds: a longer gap between two votes is a pause, not time spent on a vote
 _MIN_GOLD = 3  # gold votes before a rater's gold accuracy may flag them
 _MIN_SHARED = 5  # shared pairs before a rater's agreement with the others may flag them
-_CHUNK = 50  # bootstrap rounds drawn at once (memory: _CHUNK x pairs counts)
 _COLUMNS = ["rater", "answer", "left_task", "right_task", "rated_at", "gold"]
 
 
@@ -273,14 +272,17 @@ def _alpha_of(stats: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[
 
 def _resampled(stats: NDArray[np.float64], rounds: int, rng: np.random.Generator
                ) -> NDArray[np.float64]:
-    """``rounds`` sums of ``stats`` over pairs drawn with replacement (rounds x columns)."""
-    size = len(stats)
-    out = np.empty((rounds, stats.shape[1]))
-    for start in range(0, rounds, _CHUNK):
-        chunk = min(_CHUNK, rounds - start)
-        drawn = rng.integers(0, size, (chunk, size)) + np.arange(chunk)[:, None] * size
-        weights = np.bincount(drawn.ravel(), minlength=chunk * size).reshape(chunk, size)
-        out[start:start + chunk] = weights @ stats
+    """``rounds`` sums of ``stats`` over pairs drawn with replacement (rounds x columns).
+
+    Pairs with the same stats are interchangeable, so how many of each kind a resample draws
+    is one multinomial draw: the same distribution as drawing pairs one by one, at a cost
+    that grows with the kinds of pairs (a handful) rather than with the pairs.
+    """
+    if not len(stats):
+        return np.zeros((rounds, stats.shape[1]))
+    kinds, counts = np.unique(stats, axis=0, return_counts=True)
+    drawn = rng.multinomial(len(stats), counts / counts.sum(), size=rounds)
+    out: NDArray[np.float64] = drawn.astype(np.float64) @ kinds
     return out
 
 
@@ -385,7 +387,7 @@ def _against_judge(found: Agreement, every: pd.DataFrame, people: pd.DataFrame, 
     np.add.at(cells[:, 9], pair_codes[decisive], 1)
     np.add.at(cells[:, 10], pair_codes[decisive & (person == machine)], 1)
     kappa = _kappa(cells[:, :9].sum(axis=0, keepdims=True))
-    boot = _resampled(cells, rounds, rng) if len(cells) else np.zeros((0, 11))
+    boot = _resampled(cells, rounds, rng)
     return _with(found, judge, level, kappa=float(kappa[0]),
                  kappa_interval=_interval(_kappa(boot[:, :9]), level),
                  accuracy=_share(cells.sum(axis=0, keepdims=True))[0],
