@@ -54,7 +54,7 @@ def _base(*args: str) -> subprocess.CompletedProcess[str]:
 def test_help_works_without_any_extra() -> None:
     done = _base("--help")
     assert done.returncode == 0, done.stderr
-    for command in ("serve", "demo", "app", "notebooks", "report", "history"):
+    for command in ("serve", "demo", "app", "notebooks", "report", "history", "gate"):
         assert command in done.stdout
     serve = _base("serve", "--help")
     assert serve.returncode == 0, serve.stderr
@@ -66,6 +66,8 @@ def test_help_works_without_any_extra() -> None:
     (["serve", "--port", "0"], "genlab[emulator]"),
     (["app", "--no-browser"], "genlab[app]"),
     (["report", "x.ipynb"], "genlab[reports]"),
+    (["gate", "h.sqlite", "--experiment", "e", "--baseline", "kite@1", "--candidate", "kite@2"],
+     "genlab[notebook]"),
 ])
 def test_a_command_without_its_extra_names_it_and_exits_2(command: list[str],
                                                           extra: str) -> None:

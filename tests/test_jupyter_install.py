@@ -149,13 +149,14 @@ def test_a_kernel_knows_where_the_server_serves_files(server: tuple[str, Path, P
     client.load_connection_file()
     client.start_channels()
     try:
-        client.wait_for_ready(timeout=120)
-        printed: list[str] = []
-        client.execute_interactive(
-            "from genlab.jupyter import served_url\n"
-            "print(served_url('genlab-media/task 1.mp4'))", timeout=120,
-            output_hook=lambda m: printed.append(m["content"].get("text", "")))
+        # Asked and answered on the shell channel alone, which queues the request until the
+        # kernel is up (a fresh kernel may take long to import on a busy machine).
+        client.execute("from genlab.jupyter import served_url", silent=False,
+                       user_expressions={"url": "served_url('genlab-media/task 1.mp4')"})
+        reply = client.get_shell_msg(timeout=300)["content"]
     finally:
         client.stop_channels()
         httpx.delete(f"{url}api/kernels/{kernel}", timeout=30)
-    assert "".join(printed).strip() == f"{BASE_URL}files/genlab-media/task%201.mp4"
+    assert reply["status"] == "ok", reply
+    shown = reply["user_expressions"]["url"]["data"]["text/plain"]
+    assert shown == repr(f"{BASE_URL}files/genlab-media/task%201.mp4")

@@ -46,8 +46,9 @@ from genlab.media import MediaInfo, Result
 
 if typing.TYPE_CHECKING:
     from genlab.comparison import Comparison, compare
-    from genlab.experiments import experiment, prompt
+    from genlab.experiments import Verdict, experiment, prompt
     from genlab.history import History
+    from genlab.rating import judge
     from genlab.report import Agreement, agreement, leaderboard
     from genlab.widgets import rate, studio
 
@@ -59,7 +60,9 @@ _LAZY = {
     "History": "genlab.history",
     "agreement": "genlab.report",
     "compare": "genlab.comparison",
+    "Verdict": "genlab.experiments",
     "experiment": "genlab.experiments",
+    "judge": "genlab.rating",
     "leaderboard": "genlab.report",
     "prompt": "genlab.experiments",
     "rate": "genlab.widgets",
@@ -119,6 +122,7 @@ __all__ = [
     "TaskRecord",
     "TaskTimeoutError",
     "UnreadableResponseError",
+    "Verdict",
     "VideoResult",
     "agreement",
     "compare",
@@ -126,6 +130,7 @@ __all__ = [
     "estimate_credits",
     "experiment",
     "inspect",
+    "judge",
     "leaderboard",
     "prompt",
     "rate",

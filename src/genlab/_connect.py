@@ -44,6 +44,7 @@ def connect(
     budget: Budget | None = None,
     keep: bool | str | os.PathLike[str] = True,
     time_scale: float = 0.1,
+    quiet: bool = False,
     **options: Unpack[ConfigOptions],
 ) -> Client:
     """A ready :class:`genlab.Client`: the real service if configured, else the emulator.
@@ -63,6 +64,8 @@ def connect(
             the history, or ``GENLAB_MEDIA``), in a folder or URL of your own, or not at all
             (``False``).
         time_scale: speed of the embedded emulator (0.1: a 5 s video takes about 3 s).
+        quiet: say nothing when the emulator starts (a page people use without code, such
+            as ``genlab app``, shows no log line and no address).
         **options: passed to :class:`genlab.Client` (timeouts, retries, polling); see
             :class:`genlab.client.ClientConfig`.
 
@@ -82,6 +85,8 @@ def connect(
     client = Client(handle.base_url, handle.api_key, history=journal, budget=budget, keep=keep,
                     **options)
     client.supports_uploads = True  # the emulator has POST /v1/uploads
+    if quiet:
+        return client
     print(
         f"genlab: {BASE_URL_ENV} is not set; using the embedded emulator at {handle.base_url} "
         "(offline, no credits spent)"

@@ -1,6 +1,7 @@
 """The ``genlab`` command: ``genlab demo`` runs the main job, ``genlab serve`` the emulator,
 ``genlab app`` the Studio as a page, ``genlab notebooks`` copies the tutorials out, and
-``genlab report`` turns a parameterised notebook into one HTML page."""
+``genlab report`` turns a parameterised notebook into one HTML page, and ``genlab gate``
+says whether a prompt version is worse than its baseline (exit 1)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "demo": ("emulator", "notebook"),
     "app": ("app",),
     "report": ("reports",),
+    "gate": ("notebook",),
 }
 
 _EXTRA = re.compile(r"""extra\s*==\s*["']([^"']+)["']""")
@@ -250,6 +252,7 @@ def _notebooks(args: argparse.Namespace) -> int:
 
 
 APP_NOTEBOOK = Path("app") / "studio.ipynb"
+RATE_NOTEBOOK = Path("app") / "rate.ipynb"
 
 
 def _app(args: argparse.Namespace) -> int:
@@ -259,7 +262,7 @@ def _app(args: argparse.Namespace) -> int:
         print(_install_hint("app", NEEDS["app"], "voila"), file=sys.stderr)
         return 2
     try:
-        notebook = notebooks_source() / APP_NOTEBOOK
+        notebook = notebooks_source() / (RATE_NOTEBOOK if args.rate else APP_NOTEBOOK)
     except FileNotFoundError as exc:
         print(f"genlab app: {exc}", file=sys.stderr)
         return 1
@@ -268,6 +271,11 @@ def _app(args: argparse.Namespace) -> int:
     # notebook: ./.genlab/, unless GENLAB_HISTORY says otherwise.
     env = dict(os.environ)
     env.setdefault("GENLAB_HISTORY", str(Path.cwd() / ".genlab" / "history.sqlite"))
+    # What the page's notebook reads: the experiment or tag to rate; the developer's controls.
+    if args.rate:
+        env["GENLAB_RATE"] = args.rate
+    if args.developer:
+        env["GENLAB_APP_DEVELOPER"] = "1"
     # genlab's page template (voila/templates/genlab): Voila's lab template without the
     # stylesheets it loads from a CDN, so the page reaches no host but this one.
     templates = str(Path(__file__).resolve().parent / "_voila")
@@ -278,15 +286,16 @@ def _app(args: argparse.Namespace) -> int:
     # there while the app runs, and only the store's media files are served.
     place = {"prefix": ".genlab-app-", "dir": kept.parent} if kept else {"prefix": "genlab-app-"}
     with tempfile.TemporaryDirectory(**place) as work:
-        page = Path(work) / APP_NOTEBOOK.name
+        page = Path(work) / notebook.name
         shutil.copyfile(notebook, page)
         command = [sys.executable, "-m", "voila", str(page), f"--port={args.port}",
                    "--Voila.ip=127.0.0.1", f"--theme={args.theme}", "--template=genlab",
                    *(_serve_kept_media(kept, env) if kept else [])]
         if args.no_browser:
             command.append("--no-browser")
-        print(f"genlab app: the Studio as a page at http://127.0.0.1:{args.port}/ "
-              "(Ctrl-C stops it)", flush=True)
+        what = f"the rating page of {args.rate!r}" if args.rate else "the Studio as a page"
+        print(f"genlab app: {what} at http://127.0.0.1:{args.port}/ (Ctrl-C stops it)",
+              flush=True)
         process = subprocess.Popen(command, env=env, cwd=work)
         previous = signal.signal(signal.SIGTERM, _stop)
         try:
@@ -366,6 +375,34 @@ def _history_migrate(args: argparse.Namespace) -> int:
         f"{copied.skipped} submission(s) already there; rows already there are left as they are"
     )
     return 0
+
+
+def _gate(args: argparse.Namespace) -> int:
+    if _needs_extras("gate"):
+        return 2
+    try:
+        # Imported on use: the verdict reads the history with pandas and tests with scipy.
+        from genlab.experiments import verdict_in
+        from genlab.history import History
+    except ImportError as exc:
+        return _import_failed("gate", exc)
+    where = str(args.history)
+    if "://" not in where and not Path(where.removeprefix("sqlite:///")).is_file():
+        print(f"genlab gate: no history at {where} (give the history file the experiment "
+              "ran into, e.g. .genlab/history.sqlite)", file=sys.stderr)
+        return 2
+    history = History(where)
+    try:
+        found = verdict_in(history, args.experiment, args.baseline, args.candidate,
+                           metric=args.metric, alpha=args.alpha)
+    except (LookupError, ValueError) as exc:
+        print(f"genlab gate: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        history.close()
+    print(found.sentence)
+    print(f"  test: {found.test}; alpha {found.alpha:g}")
+    return 1 if found.outcome == "worse" else 0
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -503,6 +540,21 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--keep", help="also keep the executed notebook at this path")
     report.set_defaults(func=_report)
 
+    gates = ("say whether a prompt version is better, worse or undecided against a baseline, "
+             "from an experiment's paired cells (people's votes, or a scorer); exit 1 when it "
+             "is worse, 0 otherwise, 2 on a usage error: a CI step after genlab report")
+    gate = sub.add_parser("gate", help=gates, description=gates)
+    gate.add_argument("history", help="the history: a path, sqlite:///path or postgresql://...")
+    gate.add_argument("--experiment", required=True, metavar="NAME", help="the experiment")
+    gate.add_argument("--baseline", required=True, metavar="VERSION", help="e.g. kite@1")
+    gate.add_argument("--candidate", required=True, metavar="VERSION", help="e.g. kite@2")
+    gate.add_argument("--metric", default="votes", metavar="votes|SCORER",
+                      help="people's votes (default) or a scorer the experiment ran")
+    gate.add_argument("--alpha", type=float, default=0.05,
+                      help="the most a verdict other than undecided may be said on two "
+                           "versions that are alike (default 0.05)")
+    gate.set_defaults(func=_gate)
+
     demo = sub.add_parser("demo", help="the main job, on the embedded emulator")
     demo.add_argument("--output", default="genlab-output", help="where results are written")
     demo.add_argument("--time-scale", type=float, default=0.05)
@@ -528,6 +580,13 @@ def build_parser() -> argparse.ArgumentParser:
     app.add_argument("--port", type=int, default=8866)
     app.add_argument("--theme", choices=["light", "dark"], default="light")
     app.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    app.add_argument("--rate", metavar="NAME",
+                     help="serve the rating page instead: blind pairs of the experiment or tag "
+                          "NAME for people who do not code; it asks their name and records "
+                          "their votes in the history")
+    app.add_argument("--developer", action="store_true",
+                     help="show the developer's controls on the Studio's cards (Download, "
+                          "Copy as code) and the service's address")
     app.set_defaults(func=_app)
     return parser
 

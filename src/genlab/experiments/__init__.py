@@ -14,6 +14,7 @@ Example:
     exp                       # the grid: a row per variable set, a column per version
     exp.df                    # a row per cell
     exp.compare("kite@1", "kite@2")
+    exp.verdict("kite@1", "kite@2")          # better, worse or undecided, from people's votes
 
 (The package is ``genlab.experiments``, not ``genlab.experiment``: a submodule of that name
 would replace the ``genlab.experiment`` function on the package as soon as it was imported.)
@@ -26,6 +27,13 @@ from genlab.experiments._plan import Cell, plan_cells, seed_field, variable_sets
 from genlab.experiments._prompt import Prompt, PromptDiff, default_history, fill, prompt, slots
 from genlab.experiments._run import experiment, find_cells, money_line
 from genlab.experiments._scoring import Scorer, resolve_scorers, run_scorers
+from genlab.experiments._verdict import (
+    Verdict,
+    median_interval,
+    resolve_version,
+    verdict_in,
+    verdict_of,
+)
 
 __all__ = [
     "FACT_COLUMNS",
@@ -34,16 +42,21 @@ __all__ = [
     "Prompt",
     "PromptDiff",
     "Scorer",
+    "Verdict",
     "default_history",
     "experiment",
     "fill",
     "find_cells",
+    "median_interval",
     "money_line",
     "plan_cells",
     "prompt",
     "resolve_scorers",
+    "resolve_version",
     "run_scorers",
     "seed_field",
     "slots",
     "variable_sets",
+    "verdict_in",
+    "verdict_of",
 ]

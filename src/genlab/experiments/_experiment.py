@@ -20,6 +20,8 @@ from genlab.history import DisplayFrame, History
 if TYPE_CHECKING:
     import pandas as pd
 
+    from genlab.experiments._verdict import Verdict
+
 Columns = Literal["prompt", "prompt_version", "model"]
 
 FACT_COLUMNS: tuple[str, ...] = (
@@ -253,6 +255,34 @@ class Experiment:
         from genlab.report import leaderboard
 
         return leaderboard(self.history, by="prompt_version", experiment=self.name, **options)
+
+    def verdict(self, baseline: Prompt | int | str, candidate: Prompt | int | str,
+                metric: str = "votes", alpha: float = 0.05, *,
+                raters: str | Sequence[str] | None = None,
+                higher_is_better: bool | None = None) -> Verdict:
+        """Is ``candidate`` better than ``baseline``, and how sure: a :class:`Verdict`
+        (``.outcome`` ``"better"``, ``"worse"`` or ``"undecided"``, ``.effect``,
+        ``.interval``, ``.n``), from cells paired by model, variables and seed.
+
+        ``metric="votes"`` reads people's blind votes (``genlab.rate(exp)``; ``raters=``
+        ``"judges"`` or names for others'): a sign test on the paired cells the votes decide.
+        ``metric=`` a scorer's name: the median change of that score over paired cells with
+        its interval. ``alpha``: the chance, on two versions that are alike, of a verdict
+        other than undecided (at most). See :mod:`genlab.experiments._verdict`.
+
+        Example:
+            exp.verdict("kite@1", "kite@2")              # people's votes
+            exp.verdict("kite@1", "kite@2", metric="sharpness")
+        """
+        from genlab.experiments._verdict import verdict_in
+
+        def ref(given: Prompt | int | str) -> tuple[str, int] | str:
+            return (given.name, given.version) if isinstance(given, Prompt) else str(given)
+
+        # Resolved among the cells the history holds, as ``genlab gate`` does.
+        return verdict_in(self.history, self.name, ref(baseline), ref(candidate),
+                          metric=metric, alpha=alpha, raters=raters,
+                          higher_is_better=higher_is_better)
 
     def to_html(self, path: str | os.PathLike[str], *, columns: Columns = "prompt") -> Path:
         """Write the experiment as one HTML file (grid with diffs and media embedded, the

@@ -51,6 +51,10 @@ Answer = Literal["left", "right", "tie", "both bad"]
 ANSWERS: tuple[Answer, ...] = get_args(Answer)
 """What a person may answer, in the order the rater's buttons show them."""
 
+JUDGE_PREFIX = "judge:"
+"""A judge's votes (``genlab.judge``) are recorded with the rater ``judge:NAME@VERSION``;
+every other rater is a person."""
+
 RATING_COLUMNS: tuple[str, ...] = (
     "rating_id", "rated_at", "rater", "answer", "left_model", "right_model", "winner",
     "left_task", "right_task", "prompt", "prompt_address", "left_settings", "right_settings",

@@ -20,13 +20,16 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from genlab._wire import TaskRecord
 from genlab.media._info import MediaInfo
 from genlab.media._storage import media_name
+
+if TYPE_CHECKING:
+    from PIL.Image import Image
 
 
 class Result(TaskRecord):
@@ -69,6 +72,21 @@ class Result(TaskRecord):
     def paths(self) -> tuple[str, ...]:
         """The kept result files: media, covers and last frames, without the JSON sidecar."""
         return tuple(p for p in self.kept if not media_name(p).endswith(".json"))
+
+    def frames(self, count: int = 4) -> list[Image]:
+        """``count`` frames spread evenly over the kept video (first and last included), as
+        RGB Pillow images, for judges that look (``genlab.judge``); a kept image gives
+        itself. Decoded with PyAV when called (the client never imports it).
+
+        Raises:
+            ValueError: nothing kept to look at (a result not kept, or no picture in it).
+
+        Example:
+            pictures = result.frames(4)     # [<PIL.Image.Image mode=RGB size=1280x720>, ...]
+        """
+        from genlab.media._frames import frames  # PyAV and Pillow load only when asked
+
+        return frames(self.paths, count)
 
     def _repr_html_(self) -> str:
         from genlab.media.card import result_html  # previews load only when a card is drawn

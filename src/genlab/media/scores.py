@@ -64,6 +64,7 @@ __all__ = [
     "BLACK_FRAME_SHARE",
     "BLACK_PIXEL_LEVEL",
     "FROZEN_DIFFERENCE",
+    "LOWER_IS_BETTER",
     "MAX_FRAMES",
     "SCORERS",
     "SHARPNESS_WIDTH",
@@ -192,6 +193,10 @@ SCORERS: Mapping[str, Scorer] = MappingProxyType({
     "sharpness": sharpness,
 })
 """The built-in scorers by name (what ``scorers=["motion", ...]`` accepts)."""
+
+LOWER_IS_BETTER: frozenset[str] = frozenset({"frozen", "black"})
+"""The built-in scorers whose lower values are the better results (a verdict on a scorer
+reads the others as higher is better)."""
 
 
 def score(

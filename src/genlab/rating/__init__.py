@@ -13,25 +13,43 @@ Example:
         pair = session.current          # pair.left, pair.right: task ids; models hidden
         session.answer("left")          # or "right", "tie", "both bad"; skip(); undo()
     session.leaderboard()
+
+A judge (:func:`judge`) is asked about the same pairs, by code: its answers are votes of the
+rater ``judge:NAME@VERSION``, and no pair is asked twice of one judge version.
 """
 
 from __future__ import annotations
 
+from genlab.history import JUDGE_PREFIX
 from genlab.rating._chooser import Chooser
-from genlab.rating._pairs import Item, comparable, experiment_items, items_of, pairs_of
+from genlab.rating._judge import JudgeFunction, JudgeRun, judge, judge_rater
+from genlab.rating._pairs import (
+    Item,
+    comparable,
+    experiment_items,
+    items_of,
+    pairs_of,
+    rating_entry,
+)
 from genlab.rating._session import DEFAULT_PAIRS, Pair, RatingSession
 from genlab.rating._source import Source, source_of
 
 __all__ = [
     "DEFAULT_PAIRS",
+    "JUDGE_PREFIX",
     "Chooser",
     "Item",
+    "JudgeFunction",
+    "JudgeRun",
     "Pair",
     "RatingSession",
     "Source",
     "comparable",
     "experiment_items",
     "items_of",
+    "judge",
+    "judge_rater",
     "pairs_of",
+    "rating_entry",
     "source_of",
 ]

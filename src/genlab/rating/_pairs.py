@@ -32,6 +32,7 @@ from typing import Any
 import pandas as pd
 
 from genlab.catalog import CATALOG, prompt_address
+from genlab.history import Answer, RatingEntry
 
 _NOT_SETTINGS = frozenset({"model", "prompt", "extra_params"})
 # Every field some model of the catalog has: a run table's columns that are request fields.
@@ -198,3 +199,18 @@ def experiment_items(runs: pd.DataFrame, cells: Iterable[Mapping[str, Any]],
             row=item.row, version=f"{cell['prompt_name']}@{cell['prompt_version']}",
         ))
     return found
+
+
+def rating_entry(left: Item, right: Item, answer: Answer, *, rater: str | None,
+                 tag: str | None) -> RatingEntry:
+    """The vote ``answer`` between ``left`` and ``right`` as shown, ready for
+    ``History.add_rating``: both sides' models, settings and brief, and the tag the two
+    results share (else ``tag``: the source's). A person's vote and a judge's are recorded
+    alike."""
+    shared = left.row.get("tag") if left.row.get("tag") == right.row.get("tag") else None
+    return RatingEntry(
+        left.task_id, right.task_id, answer,
+        left_model=left.model, right_model=right.model, prompt_address=left.address,
+        prompt=left.prompt, left_settings=left.settings, right_settings=right.settings,
+        tag=shared if isinstance(shared, str) else tag, rater=rater,
+    )

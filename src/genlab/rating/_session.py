@@ -44,11 +44,10 @@ from genlab.history import (
     Filters,
     GoldSide,
     History,
-    RatingEntry,
 )
 from genlab.media.degrade import DEGRADATIONS, degrade
 from genlab.rating._chooser import Chooser
-from genlab.rating._pairs import Item, experiment_items, items_of, pairs_of
+from genlab.rating._pairs import Item, experiment_items, items_of, pairs_of, rating_entry
 from genlab.rating._source import source_of
 from genlab.report import Embed, Fetch, Leaderboard, MediaReader, leaderboard, vote_counts
 
@@ -252,15 +251,11 @@ class RatingSession:
         if answer not in ANSWERS:
             raise ValueError(f"answer must be one of {list(ANSWERS)}, got {answer!r}")
         pair = self._on_screen()
-        left, right = pair.left_item, pair.right_item
-        shared = left.row.get("tag") if left.row.get("tag") == right.row.get("tag") else None
-        rating_id = self.history.add_rating(RatingEntry(
-            left.task_id, right.task_id, answer,
-            left_model=left.model, right_model=right.model, prompt_address=left.address,
-            prompt=left.prompt, left_settings=left.settings, right_settings=right.settings,
-            tag=self.history.tag or (shared if isinstance(shared, str) else self._tag),
-            rater=self.rater, gold=pair.gold,
-        ))
+        entry = rating_entry(pair.left_item, pair.right_item, answer, rater=self.rater,
+                             tag=self._tag)
+        if self.history.tag:  # the history's own tag wins, as for every other vote
+            entry = replace(entry, tag=self.history.tag)
+        rating_id = self.history.add_rating(replace(entry, gold=pair.gold))
         if pair.gold is not None:  # kept apart: it teaches the chooser nothing
             self._gold_done.append(_real(pair).task_id)
             self._steps.append(("answer", pair, rating_id))

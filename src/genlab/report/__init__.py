@@ -41,7 +41,6 @@ from genlab.media.card import MEDIA_CSS, THUMB_WIDTH, TILE_WIDTH, media_html, ti
 from genlab.media.preview import MAX_EMBED_BYTES, PREVIEW_WIDTH, poster, video_preview
 from genlab.report._agreement import (
     AGREEMENT_COLUMNS,
-    JUDGE_PREFIX,
     Agreement,
     agreement,
     agreement_html,
@@ -83,7 +82,6 @@ __all__ = [
     "Embed",
     "Fetch",
     "HTML",
-    "JUDGE_PREFIX",
     "Leaderboard",
     "MAX_EMBED_BYTES",
     "MAX_FETCH_BYTES",

@@ -44,16 +44,13 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from genlab.display import BORDER, ERROR, MUTED, SHADE, TEXT, escape
-from genlab.history import History
+from genlab.history import JUDGE_PREFIX, History
 
 AGREEMENT_COLUMNS = (
     "votes", "shared_pairs", "agreement", "gold_votes", "gold_accuracy", "seconds_per_vote",
     "flagged",
 )
 """The columns of ``Agreement.df`` (indexed by rater), in order."""
-
-JUDGE_PREFIX = "judge:"
-"""Raters whose name starts with this are judges (code or a model), not people."""
 
 _BREAK = 600.0  # seconds: a longer gap between two votes is a pause, not time spent on a vote
 _MIN_GOLD = 3  # gold votes before a rater's gold accuracy may flag them

@@ -1,5 +1,5 @@
-"""ipywidgets views of genlab: the Studio, per-model forms, task cards, the history table and
-the rater.
+"""ipywidgets views of genlab: the Studio, per-model forms, task cards, the history table,
+the rater and the rating page (``genlab app --rate``).
 
 Importing this module needs ``ipywidgets`` (``pip install genlab[notebook]``); ``import genlab``
 alone never imports it.
@@ -26,6 +26,7 @@ from genlab.widgets._form import ModelForm
 from genlab.widgets._history import HistoryPanel
 from genlab.widgets._protocols import StudioClient
 from genlab.widgets._rater import Rater, rate
+from genlab.widgets._rating_page import RatingPage, rating_page
 from genlab.widgets._references import ReferenceList
 from genlab.widgets._studio import Studio, studio
 
@@ -35,11 +36,13 @@ __all__ = [
     "HistoryPanel",
     "ModelForm",
     "Rater",
+    "RatingPage",
     "ReferenceList",
     "Studio",
     "StudioClient",
     "TaskCard",
     "keep_widget_state",
     "rate",
+    "rating_page",
     "studio",
 ]

@@ -83,6 +83,8 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         checked: the catalog's verdict on ``body``, if already known.
         on_close: called with the card when its × is pressed (the Studio drops it).
         reuse: ``Client.generate``'s; a reused result shows at zero credits with its note.
+        developer: show the developer's controls (the folder, Download, Copy as code);
+            False for a page people use without code (``genlab app``).
 
     Attributes:
         task: the controller the card draws; ``body``, ``status``, ``future``, ``record``,
@@ -100,6 +102,7 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
         checked: Preview | None = None,
         on_close: Callable[[TaskCard], object] | None = None,
         reuse: bool | None = None,
+        developer: bool = True,
     ) -> None:
         super().__init__(
             layout=widgets.Layout(border=f"1px solid {BORDER}", padding="6px",
@@ -160,6 +163,9 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
             [self.folder, self.download_button, self.code_button, self.stop_button],
             layout=widgets.Layout(flex_flow="row wrap"),
         )
+        if not developer:  # a page without code: nothing that speaks of folders or code
+            for part in (self.folder, self.download_button, self.code_button):
+                part.layout.display = "none"
         self.body_box = widgets.VBox(
             [status_row, self.steps, self.media, self.message, buttons, self.code]
         )

@@ -143,7 +143,8 @@ def rate(
 
 class Rater(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
     """The view of a :class:`~genlab.rating.RatingSession`: a pair, the answers, progress and
-    the leaderboard. ``genlab.rate(source)`` makes one.
+    the leaderboard (``board=False``: none, as on the rating page). ``genlab.rate(source)``
+    makes one.
 
     Attributes:
         session: the session shown (its state and its votes).
@@ -156,16 +157,18 @@ class Rater(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
     done = traitlets.Int(0)
     goal = traitlets.Int(0)
 
-    def __init__(self, session: RatingSession) -> None:
+    def __init__(self, session: RatingSession, *, board: bool = True) -> None:
         super().__init__()
         self.add_class("genlab-rater")
         self.session = session
+        self._with_board = board
         self.leaderboard: Leaderboard | None = None
         self.header = widgets.HTML()
         self.stage = widgets.HTML(layout=widgets.Layout(max_width="100%"))
         self.keyboard = widgets.HTML(_KEYBAR)
         self.status = widgets.HTML()
-        self.board = widgets.HTML(layout=widgets.Layout(max_width="100%"))
+        self.board = widgets.HTML(layout=widgets.Layout(
+            max_width="100%", display=None if board else "none"))
         specs: list[tuple[str, str, str, Callable[[], object]]] = [
             ("left", "Left is better (1)", "arrow-left", lambda: self.answer("left")),
             ("tie", "Tie (=)", "", lambda: self.answer("tie")),
@@ -264,6 +267,9 @@ class Rater(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
         self.buttons["undo"].disabled = not session.can_undo
 
     def _show_board(self) -> None:
+        if not self._with_board:  # a rating page: the person rates, nobody ranks yet
+            self.session.refresh()  # a colleague's votes still count for the next pair
+            return
         try:
             self.leaderboard = self.session.leaderboard()
             self.board.value = leaderboard_html(self.leaderboard)

@@ -103,6 +103,7 @@ def studio(
     model: str | None = None,
     media_dir: str | Path | None = None,
     history_rows: int = 20,
+    developer: bool = True,
 ) -> Studio:
     """A :class:`Studio` on ``client``; also ``genlab.studio(client)``.
 
@@ -113,13 +114,17 @@ def studio(
             (default: ``GENLAB_MEDIA``, else a temporary folder removed when the kernel exits;
             results the client keeps, as it does by default, are shown from its store).
         history_rows: how many recent tasks the history panel shows.
+        developer: show the service's address and each card's developer controls (the
+            folder, Download, Copy as code); ``False`` for a page people use without code
+            (``genlab app``).
 
     Example:
         import genlab
         client = genlab.connect()
         genlab.studio(client, model="image-d")   # the last expression of a cell: displayed
     """
-    return Studio(client, model=model, media_dir=media_dir, history_rows=history_rows)
+    return Studio(client, model=model, media_dir=media_dir, history_rows=history_rows,
+                  developer=developer)
 
 
 class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
@@ -133,6 +138,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
             (default: ``GENLAB_MEDIA``, else a temporary folder removed when the kernel exits;
             results the client keeps, as it does by default, are shown from its store).
         history_rows: how many recent tasks the history panel shows.
+        developer: show the service's address and the cards' developer controls.
 
     Attributes:
         state: the :class:`StudioState` (``state.model``: observe it to follow the model).
@@ -160,9 +166,11 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         model: str | None = None,
         media_dir: str | Path | None = None,
         history_rows: int = 20,
+        developer: bool = True,
     ) -> None:
         super().__init__()
         self.add_class("genlab-studio")
+        self.developer = developer
         self.client = _genlab_client(client)
         self.media_dir = media_dir_or_temp(media_dir)
         self.state = StudioState(model=_known_model(model or next(iter(CATALOG))))
@@ -177,7 +185,8 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
             # One line: the title and the service; the form below must leave Submit in view.
             widgets.HTML(text("genlab studio", TEXT, tag="h3",
                               css="margin:0 0.6em 0 0;display:inline")
-                         + text(client.base_url, MUTED) + OFFLINE_HTML),
+                         + (text(client.base_url, MUTED) if developer else "")
+                         + OFFLINE_HTML),
             self.picker_row,
             self.summary,
             self.form_box,
@@ -476,7 +485,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         if not checked.valid:
             raise InvalidParameterError.from_details(checked.errors)
         card = TaskCard(self.client, self.body, media_dir=self.media_dir, checked=checked,
-                        reuse=reuse)
+                        reuse=reuse, developer=self.developer)
         # The person just chose: no offer until an edit, and never this card's own result.
         self.reuse_offer.withdraw()
         card.on_finished(functools.partial(self._made, card))
