@@ -27,7 +27,8 @@ TITLES = {
     "bench_widgets": "Studio widgets",
     "bench_card": "A kept result's card: time to draw (median of 5)",
     "bench_client_memory": "Client memory: growth after 2,000 image tasks with 1 MB data: URIs",
-    "bench_rating": "Rating: leaderboard of 100,000 votes, 20 models; the next pair (median)",
+    "bench_rating": ("Rating: leaderboards, the next pair, agreement between raters and votes "
+                     "needed (median)"),
     "bench_experiment": "Prompt experiments: plan a 72-cell matrix; reopen it (median of 5)",
     "bench_scores": "Scorers: each built-in one on a kept 5 s 720p video (median of 5, cold)",
     "bench_gate": "The gate: false alarms on 1,000 simulated A/A experiments (alpha 0.05)",

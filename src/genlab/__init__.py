@@ -49,14 +49,16 @@ if typing.TYPE_CHECKING:
     from genlab.experiments import Verdict, experiment, prompt
     from genlab.history import History
     from genlab.rating import judge
-    from genlab.report import leaderboard
+    from genlab.report import Agreement, agreement, leaderboard
     from genlab.widgets import rate, studio
 
 # Loaded on first use (PEP 562): they bring pandas, matplotlib, tqdm and ipywidgets, which a
 # plain script using the client must not pay for.
 _LAZY = {
+    "Agreement": "genlab.report",
     "Comparison": "genlab.comparison",
     "History": "genlab.history",
+    "agreement": "genlab.report",
     "compare": "genlab.comparison",
     "Verdict": "genlab.experiments",
     "experiment": "genlab.experiments",
@@ -85,6 +87,7 @@ __all__ = [
     "APIConnectionError",
     "APIError",
     "APITimeoutError",
+    "Agreement",
     "AsyncClient",
     "AuthenticationError",
     "Budget",
@@ -121,6 +124,7 @@ __all__ = [
     "UnreadableResponseError",
     "Verdict",
     "VideoResult",
+    "agreement",
     "compare",
     "connect",
     "estimate_credits",

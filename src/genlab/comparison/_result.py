@@ -140,11 +140,19 @@ class Comparison:
         Example:
             genlab.rate(cmp)        # vote, then
             cmp.leaderboard()       # .chart(), .heatmap(), .matrix
+            cmp.leaderboard(min_gold_accuracy=0.8).notes   # careless raters' votes left out
         """
         succeeded = self.df.loc[self.df["status"] == "succeeded", "model"]
         if by == "model" or list(by) == ["model"]:
             options.setdefault("models", sorted(set(succeeded.dropna().astype(str))))
-        return leaderboard(self.ratings(), by, **options)
+        votes = self.ratings()
+        if options.get("min_gold_accuracy") is not None and self.history is not None:
+            # Gold votes (read apart) say whose votes to leave out; they are never counted.
+            gold = self.history.ratings(gold=True)
+            real = gold["left_task"].where(gold["gold"] == "left", gold["right_task"])
+            tasks = set(self.df["task_id"].dropna().astype(str))
+            votes = pd.concat([votes, gold[real.isin(tasks)]], ignore_index=True)
+        return leaderboard(votes, by, **options)
 
     def to_html(
         self, path: str | os.PathLike[str], *, title: str = "genlab comparison"

@@ -56,6 +56,7 @@ from genlab.history._ratings import (
     JUDGE_PREFIX,
     RATING_COLUMNS,
     Answer,
+    GoldSide,
     RatingEntry,
     Ratings,
 )
@@ -94,6 +95,7 @@ __all__ = [
     "Column",
     "Copied",
     "Filters",
+    "GoldSide",
     "History",
     "PromptVersion",
     "RatingEntry",
@@ -306,7 +308,8 @@ class History:
     # --- ratings (people's blind votes between two results; genlab.rate) ----------------
 
     def ratings(
-        self, *, tasks: Sequence[str] | None = None, **filters: Unpack[Filters]
+        self, *, tasks: Sequence[str] | None = None, gold: bool | None = False,
+        **filters: Unpack[Filters],
     ) -> pd.DataFrame:
         """Every vote not taken back, oldest first: one row per rating, with the columns of
         :data:`RATING_COLUMNS` (``rated_at`` a UTC datetime, ``winner`` the preferred side's
@@ -314,6 +317,9 @@ class History:
 
         Keyword Args:
             tasks: only votes between two of these task ids (a comparison's).
+            gold: False (the default): real votes only; True: only gold votes (a result
+                against a degraded copy of itself; ``gold`` names the better side); None:
+                both. Leaderboards never count gold votes.
             **filters: those of :meth:`df`, applied to the votes: ``model`` (either side is
                 one of these), ``user`` (who rated), ``host``, ``project``, ``notebook``
                 (where), ``tag`` (the tag recorded with the vote: the history's tag then, else
@@ -327,7 +333,7 @@ class History:
             ['rating_id', 'rated_at', 'rater', 'answer']
             >>> history.close()
         """
-        return DisplayFrame(self._ratings.frame(filters, tasks=tasks))
+        return DisplayFrame(self._ratings.frame(filters, tasks=tasks, gold=gold))
 
     def add_rating(self, entry: RatingEntry) -> str:
         """Record one vote (in a transaction of its own); its rating id. The rater
@@ -341,11 +347,11 @@ class History:
 
     def rating_frame(
         self, columns: Sequence[str], *, tasks: Sequence[str] | None = None,
-        **filters: Unpack[Filters],
+        gold: bool | None = False, **filters: Unpack[Filters],
     ) -> pd.DataFrame:
         """Only ``columns`` of :meth:`ratings` (a plain DataFrame; leaderboards read fewer
-        columns of many votes this way)."""
-        return self._ratings.frame(filters, tasks=tasks, columns=columns)
+        columns of many votes this way); ``gold`` as for :meth:`ratings`."""
+        return self._ratings.frame(filters, tasks=tasks, columns=columns, gold=gold)
 
     # --- prompts (genlab.prompt) and experiments (genlab.experiment) --------------------
 

@@ -281,7 +281,8 @@ RULES: tuple[Rule, ...] = (
         "its prompt version renumbered as the versions were; its task id is the service's, "
         "the same in every history")),
     Rule(SCORES, ("task_id", "scorer"), copy=_by_key, how="a scorer's value of a kept result"),
-    Rule(RATINGS, ("rating_id",), copy=_by_key, how="a vote, taken back if it was when copied"),
+    Rule(RATINGS, ("rating_id",), copy=_by_key, how=(
+        "a vote (a gold vote stays gold), taken back if it was when copied")),
 )
 """Each table's copy rule, in the order they run (prompts before the cells naming them)."""
 

@@ -4,7 +4,12 @@ A rating says which of two results a person preferred (``left``, ``right``), or 
 was better (``tie``) or both were bad (``both bad``). It records both task ids, which model was
 on which side, the prompt's content address (:func:`genlab.catalog.prompt_address`), each
 side's settings, who rated and where, and when. Ratings are only ever added: an undo marks its
-row (``undone_at``), and :meth:`Ratings.frame` leaves marked rows out. Each vote is one INSERT
+row (``undone_at``), and :meth:`Ratings.frame` leaves marked rows out.
+
+A gold vote (``gold="left"`` or ``"right"``: the side known to be better, a result against a
+copy of itself that genlab degraded) is kept in the same table and read apart: ``frame`` leaves
+gold votes out unless asked (``gold=True`` for only them, ``gold=None`` for every vote), so no
+leaderboard counts one. Each vote is one INSERT
 in a transaction of its own, so people rating into one PostgreSQL history at once lose none.
 
 Rating never touches the service: nothing here sends anything or costs a credit.
@@ -53,10 +58,13 @@ every other rater is a person."""
 RATING_COLUMNS: tuple[str, ...] = (
     "rating_id", "rated_at", "rater", "answer", "left_model", "right_model", "winner",
     "left_task", "right_task", "prompt", "prompt_address", "left_settings", "right_settings",
-    "tag", "host", "project", "notebook",
+    "tag", "host", "project", "notebook", "gold",
 )
 """The columns of ``History.ratings()``, in order (``winner`` is derived: the preferred side's
-model, missing for a tie or both bad)."""
+model, missing for a tie or both bad; ``gold`` is a gold pair's better side, missing for a
+real pair)."""
+
+GoldSide = Literal["left", "right"]
 
 _STORED = tuple(c for c in RATING_COLUMNS if c != "winner")
 
@@ -76,6 +84,8 @@ class RatingEntry:
         tag: None records the history's current tag.
         rater: who rated; None records the history's user (``$GENLAB_USER`` or the login).
         rated_at: epoch seconds; None is now.
+        gold: for a gold pair, the side known to be better (``"left"`` or ``"right"``);
+            None for a real pair.
     """
 
     left_task: str
@@ -90,8 +100,11 @@ class RatingEntry:
     tag: str | None = None
     rater: str | None = None
     rated_at: float | None = None
+    gold: GoldSide | None = None
 
     def __post_init__(self) -> None:
+        if self.gold not in (None, "left", "right"):
+            raise ValueError(f"gold must be None, 'left' or 'right', got {self.gold!r}")
         if self.answer not in ANSWERS:
             raise ValueError(f"answer must be one of {list(ANSWERS)}, got {self.answer!r}")
         if self.left_task == self.right_task:
@@ -132,6 +145,7 @@ class Ratings:
             "host": self._who.host,
             "project": self._who.project,
             "notebook": self._who.notebook,
+            "gold": entry.gold,
         }
         with self._store.write() as db:
             db.execute(sa.insert(RATINGS), row)
@@ -149,7 +163,7 @@ class Ratings:
 
     def frame(
         self, filters: Filters, *, tasks: Sequence[str] | None = None,
-        columns: Sequence[str] | None = None,
+        columns: Sequence[str] | None = None, gold: bool | None = False,
     ) -> pd.DataFrame:
         """The votes not taken back, oldest first, as a DataFrame (see ``History.ratings``).
 
@@ -157,6 +171,8 @@ class Ratings:
             filters: as ``History.df``'s, applied to the votes (see ``History.ratings``).
             tasks: keep only votes whose two tasks are both among these.
             columns: only these of :data:`RATING_COLUMNS` (reading fewer is faster).
+            gold: False (the default) leaves gold votes out, True keeps only them, None keeps
+                every vote.
 
         Raises:
             TypeError: a filter that does not exist.
@@ -175,6 +191,8 @@ class Ratings:
         fetched = [c for c in _STORED if c in wanted or (c in _WINNER_NEEDS and "winner" in wanted)]
         query = sa.select(*(RATINGS.c[c] for c in fetched)).where(RATINGS.c.undone_at.is_(None))
         query = _filtered(query, filters)
+        if gold is not None:
+            query = query.where(RATINGS.c.gold.is_not(None) if gold else RATINGS.c.gold.is_(None))
         if tasks is not None:
             ids = sorted(set(tasks))
             query = query.where(RATINGS.c.left_task.in_(ids), RATINGS.c.right_task.in_(ids))

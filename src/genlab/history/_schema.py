@@ -20,7 +20,7 @@ import sqlalchemy as sa
 
 from genlab.history._columns import COLUMNS, Type
 
-HEAD = "0005"
+HEAD = "0006"
 """The newest migration; a database stamped with it needs no upgrade."""
 
 _TYPES: dict[Type, type[sa.types.TypeEngine[Any]]] = {
@@ -88,6 +88,7 @@ RATINGS = sa.Table(
     sa.Column("project", sa.Text),
     sa.Column("notebook", sa.Text),
     sa.Column("undone_at", sa.Double),  # the rater took it back (undo); the row stays
+    sa.Column("gold", sa.Text),  # a gold pair's better side (left, right); NULL: a real pair
 )
 
 PROMPTS = sa.Table(

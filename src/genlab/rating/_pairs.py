@@ -55,6 +55,8 @@ class Item:
         settings: the request's settings as sent (no model, prompt or references).
         row: its run row (``paths``, ``result_url``, ...), for reading its media.
         version: for an experiment's result, its prompt version (``"kite@2"``).
+        degraded: for a gold pair's worse side, how its copy of the result is degraded
+            (``"blur"``, see :mod:`genlab.media.degrade`); None for a result as it is.
     """
 
     task_id: str
@@ -64,6 +66,7 @@ class Item:
     settings: Mapping[str, Any] = field(default_factory=dict)
     row: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
     version: str | None = None
+    degraded: str | None = None
 
     def competitor(self, by: Sequence[str]) -> tuple[Hashable, ...]:
         """What this result competes as: its model, its prompt version, and the settings

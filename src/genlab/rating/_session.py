@@ -14,6 +14,13 @@ in prompt version (the same model, variables and seed), and neither prompt's tex
 (the two differ, so either would give the version away); the heading shows the variables.
 ``genlab.leaderboard(history, by="prompt_version", experiment=name)`` ranks the versions
 from those votes.
+
+Several raters on one source: ``overlap`` is the share of a rater's pairs taken from those
+another rater has voted on (fewest raters first, so an overlapping pair reaches two raters before
+three), the rest from pairs nobody else has; ``genlab.agreement`` measures agreement on them.
+``gold`` is the share of pairs that are gold pairs: a result against a copy of itself degraded
+on this machine (:mod:`genlab.media.degrade`), shown like any pair at a random moment, whose
+better side is known (``pair.gold``); gold votes are kept apart in the history.
 """
 
 from __future__ import annotations
@@ -26,10 +33,19 @@ from typing import Any, Unpack
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
 from genlab.comparison import Comparison
 from genlab.experiments import Experiment
-from genlab.history import ANSWERS, RATING_COLUMNS, Answer, Filters, History
+from genlab.history import (
+    ANSWERS,
+    RATING_COLUMNS,
+    Answer,
+    Filters,
+    GoldSide,
+    History,
+)
+from genlab.media.degrade import DEGRADATIONS, degrade
 from genlab.rating._chooser import Chooser
 from genlab.rating._pairs import Item, experiment_items, items_of, pairs_of, rating_entry
 from genlab.rating._source import source_of
@@ -52,7 +68,10 @@ class Pair:
         left, right: the task id shown on each side.
         prompt: the prompt both answered (for an experiment's versions: the variables both
             were filled with; the prompts themselves stay hidden).
-        index: the pair's number among the session's candidates.
+        index: the pair's number among the session's candidates (-1 for a gold pair).
+        gold: for a gold pair (a result against a degraded copy of itself), the side known
+            to be better, ``"left"`` or ``"right"``; None for a real pair. The view never
+            shows it.
     """
 
     left: str
@@ -61,6 +80,7 @@ class Pair:
     index: int
     left_item: Item = field(repr=False, compare=False)
     right_item: Item = field(repr=False, compare=False)
+    gold: GoldSide | None = None
 
 
 class RatingSession:
@@ -80,6 +100,9 @@ class RatingSession:
         history: where votes go (default: the source's history, else ``genlab.History()``).
         fetch: reads media that was not saved (default: the comparison's; a History's rows
             are read from their saved files).
+        overlap: the share of this rater's pairs drawn from pairs other raters voted on, so
+            their agreement can be measured (None: no rule, the pair that teaches most).
+        gold: the share of pairs shown that are gold pairs (0: none).
 
     Example:
         session = RatingSession(cmp, seed=1)
@@ -98,8 +121,15 @@ class RatingSession:
         rater: str | None = None,
         history: History | None = None,
         fetch: Fetch | None = None,
+        overlap: float | None = None,
+        gold: float = 0.0,
         **filters: Unpack[Filters],
     ) -> None:
+        if overlap is not None and not 0 <= overlap <= 1:
+            raise ValueError(f"overlap is a share of the pairs, from 0 to 1; got {overlap!r}")
+        if not 0 <= gold < 1:
+            raise ValueError(f"gold is a share of the pairs, from 0 to below 1; got {gold!r}")
+        self.overlap, self.gold = overlap, float(gold)
         plain = source_of(source, history=history, fetch=fetch, filters=filters)
         self.history = plain.history
         self.experiment = plain.experiment
@@ -139,6 +169,12 @@ class RatingSession:
         self._reader = MediaReader(plain.fetch)
         self._embeds: OrderedDict[str, Embed] = OrderedDict()
         self.goal = min(size, DEFAULT_PAIRS if pairs is None else max(0, pairs))
+        # Gold pairs come on top of the goal, so that they are `gold` of every pair shown.
+        self._gold_goal = round(self.goal * self.gold / (1 - self.gold))
+        self._gold_done: list[str] = []  # the real task of each gold pair this rater voted on
+        self._others = np.zeros(size)  # votes by other raters on each candidate
+        self._overlapped = 0  # this rater's votes on pairs others had voted on
+        self._gold_rng = random.Random(None if seed is None else seed + 1)
         self.current: Pair | None = None
         self.refresh()
 
@@ -146,13 +182,19 @@ class RatingSession:
 
     @property
     def done(self) -> int:
-        """Pairs this rater has voted on (in earlier sessions too)."""
-        return int(self._done.sum())
+        """Pairs this rater has voted on (in earlier sessions too), gold pairs included."""
+        return int(self._done.sum()) + len(self._gold_done)
+
+    @property
+    def total(self) -> int:
+        """The pairs this session shows in all: its goal and the gold pairs among them."""
+        return self.goal + self._gold_goal
 
     @property
     def progress_text(self) -> str:
-        """E.g. ``"12 of 40 pairs"``."""
-        return f"{min(self.done, self.goal)} of {self.goal} pair{'' if self.goal == 1 else 's'}"
+        """E.g. ``"12 of 40 pairs"`` (gold pairs counted like the others)."""
+        return (f"{min(self.done, self.total)} of {self.total} "
+                f"pair{'' if self.total == 1 else 's'}")
 
     @property
     def can_undo(self) -> bool:
@@ -179,13 +221,16 @@ class RatingSession:
         return f"done: {self.progress_text} rated"
 
     def media(self, pair: Pair) -> tuple[Embed, Embed]:
-        """The two results' media, ready to embed (saved files first, else ``fetch``)."""
+        """The two results' media, ready to embed (saved files first, else ``fetch``; a gold
+        pair's worse side degraded here)."""
         return self._embed(pair.left_item), self._embed(pair.right_item)
 
     def _embed(self, item: Item) -> Embed:
         found = self._embeds.get(item.task_id)
         if found is None:
-            found = self._reader.embed(item.row)
+            how = next((d for d in DEGRADATIONS if d == item.degraded), None)
+            found = self._reader.embed(item.row, transform=None if how is None else (
+                lambda data: degrade(data, how)))
             self._embeds[item.task_id] = found
             while len(self._embeds) > _EMBEDS:
                 self._embeds.popitem(last=False)
@@ -210,15 +255,21 @@ class RatingSession:
                              tag=self._tag)
         if self.history.tag:  # the history's own tag wins, as for every other vote
             entry = replace(entry, tag=self.history.tag)
-        rating_id = self.history.add_rating(entry)
+        rating_id = self.history.add_rating(replace(entry, gold=pair.gold))
+        if pair.gold is not None:  # kept apart: it teaches the chooser nothing
+            self._gold_done.append(_real(pair).task_id)
+            self._steps.append(("answer", pair, rating_id))
+            return self._next()
         self._count(pair, answer, +1)
         self._steps.append(("answer", pair, rating_id))
         return self._next()
 
     def skip(self) -> Pair | None:
-        """Leave the pair on screen for later (it comes back when nothing else is left)."""
+        """Leave the pair on screen for later (it comes back when nothing else is left; a
+        skipped gold pair gives way to another gold pair later)."""
         pair = self._on_screen()
-        self._skipped[pair.index] = True
+        if pair.gold is None:
+            self._skipped[pair.index] = True
         self._steps.append(("skip", pair, None))
         return self._next()
 
@@ -230,8 +281,11 @@ class RatingSession:
         kind, pair, rating_id = self._steps.pop()
         if kind == "answer" and rating_id is not None:
             self.history.undo_rating(rating_id)
-            self._count(pair, None, -1)
-        else:
+            if pair.gold is not None:
+                self._gold_done.remove(_real(pair).task_id)
+            else:
+                self._count(pair, None, -1)
+        elif pair.gold is None:
             self._skipped[pair.index] = False
         self.current = pair
         return pair
@@ -265,15 +319,27 @@ class RatingSession:
             self._ties[b, a] += step
         self._done[pair.index] = step > 0
         self._prompt_votes[self._prompt[pair.index]] += step
+        if self._others[pair.index] > 0:
+            self._overlapped += step
 
     def _next(self) -> Pair | None:
         self.current = None
-        if self.done >= self.goal:
+        real_left = self.goal - int(self._done.sum())
+        gold_left = self._gold_goal - len(self._gold_done)
+        if real_left <= 0 and gold_left <= 0:
+            return None
+        # Gold pairs at random moments: each pair shown is gold with the share still due.
+        if gold_left > 0 and self._gold_rng.random() < gold_left / (gold_left + max(0, real_left)):
+            self.current = self._gold_pair()
+            if self.current is not None:
+                return self.current
+        if real_left <= 0:
             return None
         available = ~self._done & ~self._skipped
         if not available.any():  # only skipped ones left: they come back
             self._skipped[:] = False
             available = ~self._done
+        available = self._overlap_rule(available)
         index = self._chooser.next(self._wins, self._ties, available, self._prompt_votes)
         if index is None:
             return None
@@ -282,6 +348,34 @@ class RatingSession:
             a, b = b, a
         self.current = Pair(a.task_id, b.task_id, a.prompt, index, a, b)
         return self.current
+
+    def _overlap_rule(self, available: NDArray[np.bool_]) -> NDArray[np.bool_]:
+        """The candidates the overlap rule allows next (all of ``available`` without one)."""
+        if self.overlap is None:
+            return available
+        shared = available & (self._others > 0)
+        alone = available & (self._others == 0)
+        if self._overlapped < self.overlap * (int(self._done.sum()) + 1) and shared.any():
+            # Fewest raters first: an overlapping pair reaches two raters before three.
+            fewest = self._others[shared].min()
+            chosen: NDArray[np.bool_] = shared & (self._others == fewest)
+            return chosen
+        return alone if alone.any() else available
+
+    def _gold_pair(self) -> Pair | None:
+        """A gold pair: a result not yet used for gold by this rater (a random one), against
+        a degraded copy of itself, on a random side."""
+        every = list({i.task_id: i for pair in self.candidates for i in pair}.values())
+        used = set(self._gold_done)
+        pool = [i for i in every if i.task_id not in used] or every
+        if not pool:
+            return None
+        real = self._gold_rng.choice(pool)
+        how = self._gold_rng.choice(DEGRADATIONS)
+        worse = replace(real, task_id=f"{real.task_id}~{how}", degraded=how)
+        if self._gold_rng.random() < 0.5:
+            return Pair(real.task_id, worse.task_id, real.prompt, -1, real, worse, gold="left")
+        return Pair(worse.task_id, real.task_id, real.prompt, -1, worse, real, gold="right")
 
     # --- the votes ----------------------------------------------------------------------
 
@@ -322,7 +416,16 @@ class RatingSession:
         answers = votes["answer"].to_numpy(dtype=object)[known]
         self._done[pairs[mine]] = True
         self._answers = dict(zip(pairs[mine].tolist(), answers[mine].tolist(), strict=True))
-        if self.current is None or self._done[self.current.index]:
+        self._others[:] = 0
+        np.add.at(self._others, pairs[~mine], 1)
+        self._overlapped = int((self._others[pairs[mine]] > 0).sum())
+        if self._gold_goal:
+            golden = self.history.rating_frame(["left_task", "right_task", "gold"],
+                                               gold=True, user=self.rater)
+            real = golden["left_task"].where(golden["gold"] == "left", golden["right_task"])
+            self._gold_done = [str(t) for t in real if str(t) in self._code]
+        if (self.current is None
+                or (self.current.gold is None and self._done[self.current.index])):
             self._next()
         return votes
 
@@ -336,6 +439,11 @@ class RatingSession:
         if self.by == ("model",):
             options.setdefault("models", sorted({str(c[0]) for c in self.competitors}))
         return leaderboard(votes, list(self.by), **options)
+
+
+def _real(pair: Pair) -> Item:
+    """A gold pair's result as it is (its better side)."""
+    return pair.left_item if pair.gold == "left" else pair.right_item
 
 
 def _by(by: str | Sequence[str] | None, experiment: str | None) -> tuple[str, ...]:

@@ -20,6 +20,7 @@ Example:
     report.plot_spend(history.spend(by="day"))        # credits spent, estimated, saved by reuse
     report.write_report(history.df(model="video-a"), "video-a.html", fetch=client.fetch_media)
     report.leaderboard(history)            # people's blind votes as a ranking (genlab.rate)
+    report.agreement(history)              # how far raters agree; gold accuracy; judges
     report.write_report(history.df(), "all.html", ratings=history.ratings())  # with it
 
 Previews (``video_preview``, ``poster``, ``PREVIEW_WIDTH``) are :mod:`genlab.media.preview`'s
@@ -38,6 +39,13 @@ from genlab.display import HTML
 from genlab.history import SUMMARY_COLUMNS, normalized, summarize
 from genlab.media.card import MEDIA_CSS, THUMB_WIDTH, TILE_WIDTH, media_html, tile_html
 from genlab.media.preview import MAX_EMBED_BYTES, PREVIEW_WIDTH, poster, video_preview
+from genlab.report._agreement import (
+    AGREEMENT_COLUMNS,
+    Agreement,
+    agreement,
+    agreement_html,
+    is_judge,
+)
 from genlab.report._bradley_terry import ELO_BASE, ELO_SCALE, Strengths, strengths
 from genlab.report._bradley_terry import counts as vote_counts
 from genlab.report._charts import plot_spend, plot_summary
@@ -66,6 +74,8 @@ from genlab.report._spend import spend_of
 from genlab.report._written import ReportFile
 
 __all__ = [
+    "AGREEMENT_COLUMNS",
+    "Agreement",
     "BOARD_COLUMNS",
     "ELO_BASE",
     "ELO_SCALE",
@@ -84,11 +94,14 @@ __all__ = [
     "Strengths",
     "THUMB_WIDTH",
     "TILE_WIDTH",
+    "agreement",
+    "agreement_html",
     "as_result",
     "decisive_pairs",
     "embed_file",
     "gallery",
     "gallery_html",
+    "is_judge",
     "leaderboard",
     "leaderboard_html",
     "media_html",

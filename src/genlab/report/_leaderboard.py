@@ -6,6 +6,12 @@ the share of votes won, and the win-rate matrix beside it. How the scores are fi
 ties count as half a win, is in :mod:`genlab.report._bradley_terry` and
 ``docs/spec-decisions.md``.
 
+``rank_ub`` says what the votes support: 1 + the number of competitors whose interval lies
+wholly above this one's (the arenas' convention), so competitors whose intervals overlap share
+a rank. The votes are people's: a judge's (a rater named ``judge:...``) count only when asked
+for (``raters="judges"``, or by name), gold votes never, and ``min_gold_accuracy`` leaves out
+the votes of raters who did worse than that on gold pairs, saying so in ``board.notes``.
+
 A competitor nobody compared yet is listed as ``unrated`` and given no score or rank; one whose
 votes never link it to the others (only ever compared within a separate group) is ``not
 connected``: no shared scale exists for it.
@@ -16,8 +22,8 @@ Example:
     ...                       "right_model": ["image-d", "image-b", "image-d"],
     ...                       "answer": ["left", "right", "tie"]})
     >>> board = leaderboard(votes, models=["image-b", "image-d", "image-c"], rounds=50)
-    >>> board.df[["rank", "wins", "ties", "status"]].values.tolist()
-    [[1, 2, 1, 'ranked'], [2, 0, 1, 'ranked'], [<NA>, 0, 0, 'unrated']]
+    >>> board.df[["rank", "rank_ub", "wins", "ties", "status"]].values.tolist()
+    [[1, 1, 2, 1, 'ranked'], [2, 2, 0, 1, 'ranked'], [<NA>, <NA>, 0, 0, 'unrated']]
 """
 
 from __future__ import annotations
@@ -31,13 +37,14 @@ import pandas as pd
 
 from genlab.history import ANSWERS, Filters, History
 from genlab.report import _bradley_terry as bt
+from genlab.report._agreement import is_judge
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 BOARD_COLUMNS = (
-    "rank", "score", "lower", "upper", "wins", "losses", "ties", "both_bad", "comparisons",
-    "win_rate", "status",
+    "rank", "rank_ub", "score", "lower", "upper", "wins", "losses", "ties", "both_bad",
+    "comparisons", "win_rate", "status",
 )
 """The columns of a :func:`leaderboard`, in order."""
 
@@ -63,6 +70,8 @@ class Leaderboard:
         by: what names a row (``("model",)`` by default).
         level: the intervals' coverage (0.95).
         votes: how many votes the board was fitted on.
+        notes: what was left out and why (a rater's votes under ``min_gold_accuracy``), for
+            people; the notebook's table shows them under it.
 
     Example:
         board = genlab.leaderboard(history)
@@ -71,13 +80,14 @@ class Leaderboard:
 
     def __init__(
         self, df: pd.DataFrame, *, matrix: pd.DataFrame, by: tuple[str, ...], level: float,
-        votes: int,
+        votes: int, notes: tuple[str, ...] = (),
     ) -> None:
         self.df = df
         self.matrix = matrix
         self.by = by
         self.level = level
         self.votes = votes
+        self.notes = notes
 
     # It reads as the table it holds (board["score"], len(board), board.loc[...],
     # board.to_csv(...)), as when it was a DataFrame; what changes the table is the copy's.
@@ -130,6 +140,8 @@ def leaderboard(
     rounds: int = 200,
     seed: int | None = 0,
     experiment: str | None = None,
+    raters: str | Sequence[str] | None = None,
+    min_gold_accuracy: float | None = None,
     **filters: Unpack[Filters],
 ) -> Leaderboard:
     """Rank competitors by people's votes: Bradley-Terry scores on an Elo-like scale.
@@ -152,13 +164,20 @@ def leaderboard(
         experiment: only votes between two results of this experiment
             (``genlab.experiment``); each side's ``prompt_version`` (``"kite@2"``) is then a
             competitor: ``by="prompt_version"`` ranks the experiment's prompt versions.
+        raters: whose votes count: names (one, or a list); ``"judges"`` for every judge (a
+            rater named ``judge:...``); by default every person, no judge.
+        min_gold_accuracy: leave out the votes of raters whose share of right answers on gold
+            pairs is below this (raters with no gold vote are kept); ``board.notes`` says
+            whose votes were left out. Gold votes themselves never count.
         **filters: for a History, those of ``History.ratings``.
 
     Returns:
         A :class:`Leaderboard` whose table (``board.df``) has the columns ``rank`` (1 is
-        best; missing unless ranked), ``score``, ``lower`` and ``upper`` (the interval),
-        ``wins``, ``losses``, ``ties``, ``both_bad``, ``comparisons``, ``win_rate`` (ties as
-        half) and ``status`` (``ranked``, ``unrated``, ``not connected``); best first.
+        best; missing unless ranked), ``rank_ub`` (1 + the competitors whose lower bound is
+        above this one's upper bound: overlapping intervals share a rank), ``score``,
+        ``lower`` and ``upper`` (the interval), ``wins``, ``losses``, ``ties``, ``both_bad``,
+        ``comparisons``, ``win_rate`` (ties as half) and ``status`` (``ranked``,
+        ``unrated``, ``not connected``); best first.
 
     Raises:
         ValueError: ``by`` names no side of a vote (a model or a setting), or a column the
@@ -168,6 +187,7 @@ def leaderboard(
         board = genlab.leaderboard(history, tag="kites-1")
         board.df; board.chart(); board.heatmap(); board.matrix
         genlab.leaderboard(history, by="prompt_version", experiment="kite-study")
+        genlab.leaderboard(history, min_gold_accuracy=0.8).notes   # whose votes were dropped
     """
     names = [by] if isinstance(by, str) else list(by)
     groups = [n for n in names if n in _VOTE_COLUMNS]
@@ -183,10 +203,13 @@ def leaderboard(
         )
     if isinstance(source, History):
         settings = [n for n in sides if n not in ("model", "prompt_version")]
-        columns = ["answer", "left_model", "right_model", *groups]
+        columns = ["answer", "left_model", "right_model", "rater",
+                   *(g for g in groups if g != "rater")]
         columns += ["left_settings", "right_settings"] if settings else []
         columns += ["left_task", "right_task"] if experiment is not None else []
         votes = source.rating_frame(columns, **filters)
+        golden = (source.rating_frame(["rater", "answer", "gold"], gold=True, **filters)
+                  if min_gold_accuracy is not None else None)
         if experiment is not None:
             votes = _of_experiment(source, experiment, votes)
         if models is None and sides == ["model"]:
@@ -196,8 +219,46 @@ def leaderboard(
     else:
         votes = source
         universe = list(models or [])
+        golden = None
+        if "gold" in votes.columns:  # a table of every vote: gold ones are read apart
+            golden = votes[votes["gold"].notna()]
+            votes = votes[votes["gold"].isna()]
+    votes, notes = _whose(votes, raters, golden, min_gold_accuracy)
     return _board(votes, names, groups, sides, universe, models is not None, level, rounds,
-                  seed)
+                  seed, notes)
+
+
+def _whose(votes: pd.DataFrame, raters: str | Sequence[str] | None,
+           golden: pd.DataFrame | None, least: float | None
+           ) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """The votes of the raters asked for, without those of raters under ``least`` on gold
+    pairs; and notes saying whose were left out."""
+    if "rater" not in votes.columns:
+        if raters is not None or least is not None:
+            raise ValueError("the votes have no rater column: raters= and min_gold_accuracy= "
+                             "need one")
+        return votes, ()
+    judged = is_judge(votes["rater"]).to_numpy(dtype=bool)
+    if raters is None:
+        votes = votes[~judged]
+    elif raters == "judges":
+        votes = votes[judged]
+    else:
+        votes = votes[votes["rater"].isin([raters] if isinstance(raters, str) else raters)]
+    if least is not None and golden is None:
+        raise ValueError("min_gold_accuracy needs the gold votes: pass the history, or a "
+                         "table of every vote (history.ratings(gold=None))")
+    if least is None or golden is None or golden.empty:
+        return votes, ()
+    right = (golden["answer"] == golden["gold"]).groupby(golden["rater"]).mean()
+    notes = []
+    for name, share in right.sort_index().items():
+        dropped = int((votes["rater"] == name).sum())
+        if share < least and dropped:
+            notes.append(f"left out {dropped} vote{'' if dropped == 1 else 's'} of "
+                         f"{name} (gold accuracy {share:.2f}, below {least:g})")
+    low = [name for name, share in right.items() if share < least]
+    return votes[~votes["rater"].isin(low)], tuple(notes)
 
 
 def _of_experiment(history: History, experiment: str, votes: pd.DataFrame) -> pd.DataFrame:
@@ -246,6 +307,7 @@ def _keys(parts: list[pd.Series]) -> list[Hashable]:
 def _board(
     votes: pd.DataFrame, names: list[str], groups: list[str], sides: list[str],
     universe: list[str], only_listed: bool, level: float, rounds: int, seed: int | None,
+    notes: tuple[str, ...] = (),
 ) -> Leaderboard:
     strange = sorted(set(votes["answer"].dropna().unique()) - set(ANSWERS))
     if strange:
@@ -303,7 +365,8 @@ def _board(
     elif frames and list(table.index.names) != names:
         table = table.reorder_levels(names)
     matrix = pd.concat(matrices) if len(matrices) != 1 else matrices[0]
-    return Leaderboard(table, matrix=matrix, by=tuple(names), level=level, votes=count)
+    return Leaderboard(table, matrix=matrix, by=tuple(names), level=level, votes=count,
+                       notes=notes)
 
 
 def _empty(groups: list[str], sides: list[str]) -> pd.DataFrame:
@@ -312,7 +375,8 @@ def _empty(groups: list[str], sides: list[str]) -> pd.DataFrame:
                         index=index)
 
 
-_DTYPES = {"rank": "Int64", "score": "Float64", "lower": "Float64", "upper": "Float64",
+_DTYPES = {"rank": "Int64", "rank_ub": "Int64", "score": "Float64", "lower": "Float64",
+           "upper": "Float64",
            "wins": "Int64", "losses": "Int64", "ties": "Int64", "both_bad": "Int64",
            "comparisons": "Int64", "win_rate": "Float64", "status": "string"}
 
@@ -351,11 +415,15 @@ def _fit_group(
     order = np.lexsort((-played, np.where(mask, -score, 0.0), ~mask))
     ranked = int(mask.sum())
     rank = [i + 1 if i < ranked else None for i in range(size)]
+    # 1 + those whose interval lies wholly above this one's: overlapping intervals share it.
+    above = (lower[order][None, :] > upper[order][:, None]).sum(axis=1) + 1
+    rank_ub = [int(above[i]) if i < ranked else None for i in range(size)]
     rate = np.divide(wins.sum(axis=1) + ties.sum(axis=1) / 2, played,
                      out=np.full(size, np.nan), where=played > 0)
     index = pd.Index([competitors[i] for i in order], dtype=object, tupleize_cols=False)
     columns: dict[str, Any] = {
         "rank": rank,
+        "rank_ub": rank_ub,
         "score": score[order],
         "lower": lower[order],
         "upper": upper[order],

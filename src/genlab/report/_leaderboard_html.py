@@ -110,7 +110,9 @@ def leaderboard_html(board: Leaderboard, *, note: str | None = None) -> str:
         ranked = not is_missing(row["score"])
         if ranked:
             score, lo, hi = float(row["score"]), float(row["lower"]), float(row["upper"])
-            cells = (f"<td>{int(row['rank'])}</td>{cells}<td><b>{score:.0f}</b></td>"
+            # The rank the votes support (rank_ub: overlapping intervals share one).
+            cells = (f"<td title='by score alone: {int(row['rank'])}'>{int(row['rank_ub'])}"
+                     f"</td>{cells}<td><b>{score:.0f}</b></td>"
                      f"<td>{_bar(score, lo, hi, span)}</td><td>{lo:.0f} – {hi:.0f}</td>")
         else:
             cells = f"<td>–</td>{cells}<td colspan='3'>{escape(row['status'])}</td>"
@@ -123,8 +125,9 @@ def leaderboard_html(board: Leaderboard, *, note: str | None = None) -> str:
     said = note if note is not None else (
         f"{votes:,} vote{'' if votes == 1 else 's'}; Bradley-Terry scores on an Elo-like scale "
         f"(1000 is average; +400 is ten-to-one odds), {level:.0%} bootstrap intervals; ties "
-        "and “both bad” count half a win."
+        "and “both bad” count half a win; competitors whose intervals overlap share a rank."
     )
+    said = " ".join([said, *(f"{n[:1].upper()}{n[1:]}." for n in board.notes)])
     empty = "" if rows else "<tr><td colspan='9'>No votes yet.</td></tr>"
     return (
         f'<div class="genlab-board"><style>{BOARD_CSS}</style>'

@@ -172,18 +172,24 @@ class MediaReader:
         *,
         max_bytes: int = MAX_EMBED_BYTES,
         thumb_width: int = THUMB_WIDTH,
+        transform: Callable[[bytes], bytes] | None = None,
     ) -> Embed:
-        """What a gallery cell shows for one row's first result."""
+        """What a gallery cell shows for one row's first result (passed through ``transform``
+        first when given: a gold pair's degraded copy)."""
         paths = saved_paths(row.get("paths"))
         url = _text(row.get("result_url"))
         try:
             data = self.read(_local(paths, cover=False), url)
+            if data is not None and transform is not None:
+                data = transform(data)
         except Exception as exc:  # any failure becomes a note in its cell, never a crash
             return Embed(None, note=f"media unavailable ({reason(exc)})")
         if data is None:
             return Embed(None, note=_NOT_SAVED if url else "no media saved or linked")
         cover_path, cover_url = _local(paths, cover=True), _text(row.get("cover_url"))
-        return shown_bytes(data, cover=lambda: self.read(cover_path, cover_url),
+        # A degraded copy's poster is its own first frame, never the original's cover.
+        return shown_bytes(data, cover=(lambda: None) if transform is not None
+                           else lambda: self.read(cover_path, cover_url),
                            max_bytes=max_bytes, image_width=thumb_width, fit_images=True)
 
 

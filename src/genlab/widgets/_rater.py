@@ -109,6 +109,8 @@ def rate(
     rater: str | None = None,
     history: History | None = None,
     fetch: Fetch | None = None,
+    overlap: float | None = None,
+    gold: float = 0.0,
     **filters: Unpack[Filters],
 ) -> Rater:
     """Rate results blind, two at a time; also ``genlab.rate(source)``.
@@ -119,15 +121,23 @@ def rate(
             (``genlab.experiment``): its prompt versions are rated, each pair two cells that
             differ only in prompt version, versions and prompts hidden.
         by, pairs, seed, rater, history, fetch: as for :class:`genlab.rating.RatingSession`.
+        overlap: several raters on one source: the share of this rater's pairs also given
+            to other raters, so ``genlab.agreement`` can measure how they agree.
+        gold: the share of pairs that are gold pairs (a result against a copy of itself
+            degraded here, on this machine); they look like any pair, and
+            ``rater.current.gold`` says which side is known to be better (None for a real
+            pair). Gold votes are kept apart and never count in a leaderboard.
 
     Example:
         cmp = genlab.compare(client, ["a kite", "a fox"], ["image-b", "image-d"],
                              download_dir="genlab-output/kites")
         genlab.rate(cmp)
         genlab.rate(exp)      # then exp.leaderboard() ranks its prompt versions
+        genlab.rate(history, tag="kites", rater="ana", overlap=0.2, gold=0.1)
     """
     session = RatingSession(source, by=by, pairs=pairs, seed=seed, rater=rater,
-                            history=history, fetch=fetch, **filters)
+                            history=history, fetch=fetch, overlap=overlap, gold=gold,
+                            **filters)
     return Rater(session)
 
 
@@ -232,7 +242,7 @@ class Rater(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
 
     def _show_pair(self) -> None:
         session = self.session
-        self.done, self.goal = min(session.done, session.goal), session.goal
+        self.done, self.goal = min(session.done, session.total), session.total
         pair = session.current
         progress = text(session.progress_text, MUTED)
         if pair is None:
