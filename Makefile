@@ -14,8 +14,9 @@ DEV     := $(VENV)/.installed-dev
 LAB     := $(VENV)/.installed-lab
 APP     := $(VENV)/.installed-app
 BROWSER := $(VENV)/.installed-browser
+DOCS    := $(VENV)/.installed-docs
 
-.PHONY: demo lab app test test-browser lint typecheck pytest postgres bench reliability serve clean
+.PHONY: demo lab app test test-browser docs lint typecheck pytest postgres bench reliability serve clean
 
 $(UV):
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,6 +41,10 @@ $(APP): pyproject.toml | $(UV)
 $(BROWSER): pyproject.toml | $(UV)
 	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e ".[dev,browser]"
 	@touch $@ $(DEV) $(DEMO)
+
+$(DOCS): pyproject.toml | $(UV)
+	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e ".[docs]"
+	@touch $@ $(DEMO)
 
 demo: $(DEMO)
 	$(PY) -m genlab demo
@@ -100,6 +105,12 @@ test-browser: $(BROWSER)
 	  echo "installing Debian's chromium"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 	$(PY) -m pytest tests/browser -m browser -p no:cacheprovider
+
+# The documentation site in build/docs/ (mkdocs.yml): the guide in docs/, the tutorial notebooks
+# run against the embedded emulator in a temporary folder (docs/hooks.py), the API reference
+# from the docstrings. Open build/docs/index.html from disk: it loads nothing from elsewhere.
+docs: $(DOCS)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --quiet
 
 bench: $(DEV)
 	$(PY) benchmarks/run.py
