@@ -166,7 +166,7 @@ class FieldBounds(NamedTuple):
 def field_bounds(field: FieldInfo | None) -> FieldBounds:
     """The bounds a field declares (``ge``, ``le``, ``max_length``), read from its metadata.
 
-    Forms, error messages and the README's model table all read bounds through this one
+    Forms, error messages and the site's model table all read bounds through this one
     function, so a bound written once in a field's type shows the same everywhere.
 
     Example:
