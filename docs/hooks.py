@@ -20,6 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from mkdocs.plugins import event_priority
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 TIME_SCALE = 0.02
@@ -42,7 +44,7 @@ get_ipython().events.register("pre_run_cell", _genlab_docs_pace)
 _WIDGET = "application/vnd.jupyter.widget-view+json"
 _WIDGET_NOTE = (
     '<p class="genlab-widget-note"><em>A live widget shows here when the notebook runs in '
-    "Jupyter (it needs a kernel); see the screenshots in <a href=\"../../guide/notebooks/\">"
+    "Jupyter (it needs a kernel); see the screenshots in <a href=\"../guide/notebooks.html#screenshots\">"
     "Notebooks and Binder</a>.</em></p>"
 )
 _EXTERNAL_SCRIPT = re.compile(r'<script[^>]*\ssrc="(?:https?:)?//[^"]*"[^>]*>\s*</script>', re.I)
@@ -81,11 +83,12 @@ def on_config(config: Any) -> Any:
     """Runs the notebooks once per build, before the pages are read."""
     _example_sections()
     build = ROOT / "build" / "docs-notebooks"
-    if os.environ.get("GENLAB_DOCS_REUSE_NOTEBOOKS") and any(build.glob("*.ipynb")):
+    if os.environ.get("GENLAB_DOCS_REUSE_NOTEBOOKS") and any(build.glob("tutorials/*.ipynb")):
         _state["executed"] = build  # while editing pages: the last build's executed notebooks
         return config
     shutil.rmtree(build, ignore_errors=True)
-    build.mkdir(parents=True)
+    pages = build / "tutorials"
+    pages.mkdir(parents=True)
     root = Path(tempfile.mkdtemp(prefix="genlab-docs-"))
     startup = root / "ipython" / "profile_default" / "startup"
     startup.mkdir(parents=True)
@@ -100,21 +103,30 @@ def on_config(config: Any) -> Any:
     notebooks = sorted(NOTEBOOKS.glob("[0-9]*.ipynb"))
     try:
         with ThreadPoolExecutor(max_workers=2) as pool:
-            for done in pool.map(lambda nb: _execute(nb, build / nb.name, root), notebooks):
+            for done in pool.map(lambda nb: _execute(nb, pages / nb.name, root), notebooks):
                 assert done is None
+        # What the cards and pages link (kept originals, exported pages, references), where
+        # the links look for it: beside the notebook.
+        for folder in root.glob("genlab-docs-*"):
+            for linked in ("genlab-media", "genlab-output"):
+                if (folder / linked).is_dir():
+                    shutil.copytree(folder / linked, pages / linked, dirs_exist_ok=True)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     _state["executed"] = build
     return config
 
 
+@event_priority(100)  # before mkdocs-jupyter's, which makes pages of the .ipynb files it sees
 def on_files(files: Any, config: Any) -> Any:
-    """The executed notebooks, as pages under tutorials/."""
+    """The executed notebooks, as pages under tutorials/, and the files their outputs link."""
     from mkdocs.structure.files import File
 
-    for notebook in sorted(_state["executed"].glob("*.ipynb")):
-        files.append(File.generated(config, f"tutorials/{notebook.name}",
-                                    abs_src_path=str(notebook)))
+    executed = _state["executed"]
+    for path in sorted(executed.rglob("*")):
+        if path.is_file() and ".genlab" not in path.parts:
+            files.append(File(path.relative_to(executed).as_posix(), str(executed),
+                              config["site_dir"], config["use_directory_urls"]))
     return files
 
 
