@@ -67,6 +67,15 @@ class Leaderboard:
     Example:
         board = genlab.leaderboard(history)
         board.df.loc["image-b", "score"]; board.matrix; board.chart()
+
+    Example:
+        >>> import pandas as pd
+        >>> votes = pd.DataFrame({"left_model": ["video-a", "video-a", "video-b"],
+        ...                       "right_model": ["video-b", "video-c", "video-c"],
+        ...                       "answer": ["left", "left", "tie"]})
+        >>> board = leaderboard(votes)
+        >>> len(board), board.loc["video-a", ["comparisons", "win_rate"]].tolist()
+        (3, [2.0, 1.0])
     """
 
     def __init__(
@@ -168,6 +177,15 @@ def leaderboard(
         board = genlab.leaderboard(history, tag="kites-1")
         board.df; board.chart(); board.heatmap(); board.matrix
         genlab.leaderboard(history, by="prompt_version", experiment="kite-study")
+
+    Example:
+        >>> import pandas as pd
+        >>> votes = pd.DataFrame({"left_model": ["video-a", "video-a", "video-b"],
+        ...                       "right_model": ["video-b", "video-c", "video-c"],
+        ...                       "answer": ["left", "left", "tie"]})
+        >>> board = leaderboard(votes)
+        >>> board["rank"].to_dict()
+        {'video-a': 1, 'video-c': 2, 'video-b': 3}
     """
     names = [by] if isinstance(by, str) else list(by)
     groups = [n for n in names if n in _VOTE_COLUMNS]
