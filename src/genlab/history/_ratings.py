@@ -72,6 +72,12 @@ class RatingEntry:
         tag: None records the history's current tag.
         rater: who rated; None records the history's user (``$GENLAB_USER`` or the login).
         rated_at: epoch seconds; None is now.
+
+    Example:
+        >>> vote = RatingEntry("t1", "t2", "left", "image-b", "image-d", prompt_address="a1",
+        ...                    prompt="a kite")
+        >>> vote.answer, vote.left_model
+        ('left', 'image-b')
     """
 
     left_task: str

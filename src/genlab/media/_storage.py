@@ -249,6 +249,16 @@ def copy_media(
     """Copy saved files (local or remote) into ``location`` (a folder or a URL); new locations.
 
     A file already at its target is not copied onto itself.
+
+    Example:
+        >>> import io, pathlib, tempfile
+        >>> from PIL import Image
+        >>> buffer = io.BytesIO(); Image.new("RGB", (64, 48), "red").save(buffer, "PNG")
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "kite.png"
+        >>> _ = path.write_bytes(buffer.getvalue())
+        >>> copied = copy_media([str(path)], str(path.parent / "copy"))
+        >>> [pathlib.Path(url).name for url in copied]
+        ['kite.png']
     """
     where = media_location(location)
     out: list[Location] = []
