@@ -27,7 +27,8 @@ pytestmark = pytest.mark.browser
 SITE = ROOT / "build" / "docs"
 SHOTS = ROOT / "build" / "browser-docs"
 SEARCHED = ("budget", "verdict")
-"""Words a reader searches for: the budget's page, and the verdict of a rating's interval."""
+"""Words a reader searches for. "verdict" is found today in the API reference (the catalog's and
+the budget's verdicts); the ratings' verdict, built beside this, will add its own pages."""
 PACKAGES = ("catalog", "client", "history", "comparison", "experiments", "rating", "report",
             "widgets", "media", "display", "emulator")
 """genlab's public subpackages, each with a reference page."""
