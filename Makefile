@@ -14,7 +14,11 @@ DEV     := $(VENV)/.installed-dev
 LAB     := $(VENV)/.installed-lab
 APP     := $(VENV)/.installed-app
 BROWSER := $(VENV)/.installed-browser
-DOCS    := $(VENV)/.installed-docs
+# The docs tools live in an environment of their own: mkdocs-jupyter brings jupytext, whose
+# Jupyter server extension replaces the contents manager and bypasses genlab's pre-save hook
+# (a saved Studio would lose its widgets: tests/test_jupyter_install.py fails beside it).
+DOCS_VENV ?= .venv-docs
+DOCS      := $(DOCS_VENV)/.installed-docs
 
 .PHONY: demo lab app test test-browser docs lint typecheck pytest postgres bench reliability serve clean
 
@@ -43,8 +47,9 @@ $(BROWSER): pyproject.toml | $(UV)
 	@touch $@ $(DEV) $(DEMO)
 
 $(DOCS): pyproject.toml | $(UV)
-	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e ".[docs]"
-	@touch $@ $(DEMO)
+	@test -x $(DOCS_VENV)/bin/python || $(UV) venv --quiet --python $(PY) $(DOCS_VENV)
+	$(UV) pip install --quiet --compile-bytecode --python $(DOCS_VENV)/bin/python -e ".[docs]"
+	@touch $@
 
 demo: $(DEMO)
 	$(PY) -m genlab demo
@@ -110,7 +115,7 @@ test-browser: $(BROWSER)
 # run against the embedded emulator in a temporary folder (docs/hooks.py), the API reference
 # from the docstrings. Open build/docs/index.html from disk: it loads nothing from elsewhere.
 docs: $(DOCS)
-	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --quiet
+	NO_MKDOCS_2_WARNING=1 $(DOCS_VENV)/bin/mkdocs build --quiet
 
 bench: $(DEV)
 	$(PY) benchmarks/run.py
@@ -126,4 +131,4 @@ serve: $(DEMO)
 	$(PY) -m genlab serve
 
 clean:
-	rm -rf $(VENV) build .mypy_cache .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(DOCS_VENV) build .mypy_cache .pytest_cache .ruff_cache .hypothesis

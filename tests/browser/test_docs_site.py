@@ -11,7 +11,6 @@ import functools
 import http.server
 import re
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -44,8 +43,7 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 def site() -> Iterator[str]:
     """build/docs served on a loopback port (built first when missing)."""
     if not (SITE / "index.html").is_file():
-        subprocess.run([sys.executable, "-m", "mkdocs", "build", "--quiet"], cwd=ROOT,
-                       check=True)
+        subprocess.run(["make", "docs"], cwd=ROOT, check=True)  # in its own environment
     handler = functools.partial(_Quiet, directory=str(SITE))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
