@@ -14,8 +14,13 @@ DEV     := $(VENV)/.installed-dev
 LAB     := $(VENV)/.installed-lab
 APP     := $(VENV)/.installed-app
 BROWSER := $(VENV)/.installed-browser
+# The docs tools live in an environment of their own: mkdocs-jupyter brings jupytext, whose
+# Jupyter server extension replaces the contents manager and bypasses genlab's pre-save hook
+# (a saved Studio would lose its widgets: tests/test_jupyter_install.py fails beside it).
+DOCS_VENV ?= .venv-docs
+DOCS      := $(DOCS_VENV)/.installed-docs
 
-.PHONY: demo lab app test test-browser lint typecheck pytest postgres bench reliability serve clean
+.PHONY: demo lab app test test-browser docs lint typecheck pytest postgres bench reliability serve clean
 
 $(UV):
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,6 +45,11 @@ $(APP): pyproject.toml | $(UV)
 $(BROWSER): pyproject.toml | $(UV)
 	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e ".[dev,browser]"
 	@touch $@ $(DEV) $(DEMO)
+
+$(DOCS): pyproject.toml | $(UV)
+	@test -x $(DOCS_VENV)/bin/python || $(UV) venv --quiet --python $(PY) $(DOCS_VENV)
+	$(UV) pip install --quiet --compile-bytecode --python $(DOCS_VENV)/bin/python -e ".[docs]"
+	@touch $@
 
 demo: $(DEMO)
 	$(PY) -m genlab demo
@@ -101,6 +111,12 @@ test-browser: $(BROWSER)
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 	$(PY) -m pytest tests/browser -m browser -p no:cacheprovider
 
+# The documentation site in build/docs/ (mkdocs.yml): the guide in docs/, the tutorial notebooks
+# run against the embedded emulator in a temporary folder (docs/hooks.py), the API reference
+# from the docstrings. Open build/docs/index.html from disk: it loads nothing from elsewhere.
+docs: $(DOCS)
+	NO_MKDOCS_2_WARNING=1 $(DOCS_VENV)/bin/mkdocs build --quiet
+
 bench: $(DEV)
 	$(PY) benchmarks/run.py
 
@@ -115,4 +131,4 @@ serve: $(DEMO)
 	$(PY) -m genlab serve
 
 clean:
-	rm -rf $(VENV) build .mypy_cache .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(DOCS_VENV) build .mypy_cache .pytest_cache .ruff_cache .hypothesis

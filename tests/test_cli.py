@@ -166,3 +166,17 @@ def test_notebooks_never_overwrites(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "02-studio.ipynb" in err and "copied nothing" in err
     assert (target / "02-studio.ipynb").read_text() == "my own work"
     assert sorted(p.name for p in target.iterdir()) == ["02-studio.ipynb"]  # nothing copied
+
+
+def test_version_prints_the_package_version_and_the_changelog_lists_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``genlab --version`` says the installed version, which the changelog has a section for."""
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["--version"])
+    assert exited.value.code == 0
+    version = metadata.version("genlab")
+    assert capsys.readouterr().out.strip() == f"genlab {version}"
+    changelog = (ROOT / "CHANGELOG.md").read_text()
+    assert f"\n## [{version}] - " in changelog
+    assert f"\n[{version}]: " in changelog

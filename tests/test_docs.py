@@ -1,4 +1,5 @@
-"""The README's model table is generated from the catalog and must match it exactly."""
+"""The site's model table (docs/guide/models.md) is generated from the catalog and must match it
+exactly."""
 
 from __future__ import annotations
 
@@ -6,14 +7,15 @@ from pathlib import Path
 
 from genlab._docs import BEGIN, END, model_table
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+MODELS = Path(__file__).resolve().parent.parent / "docs" / "guide" / "models.md"
 
 
-def test_readme_model_table_matches_the_catalog() -> None:
-    text = README.read_text()
+def test_the_model_table_matches_the_catalog() -> None:
+    text = MODELS.read_text()
     start, end = text.index(BEGIN), text.index(END) + len(END)
     assert text[start:end] == model_table(), (
-        "README.md's model table is out of date: replace it with `python -m genlab._docs`"
+        "docs/guide/models.md's model table is out of date: replace it with "
+        "`python -m genlab._docs`"
     )
 
 

@@ -1,6 +1,9 @@
-"""Every Python example in README.md runs as written, offline, against the embedded emulator.
+"""Every Python example in README.md and in the site's pages runs as written, offline, against
+the embedded emulator.
 
-The blocks run in order in one namespace, as a reader typing them into one notebook would, in a
+The README's blocks run first, then the pages' (``PAGES``: docs/index.md and the guide, in the
+order the README once held them), in one namespace, as a reader typing them into one notebook
+would, in a
 temporary folder with no ``GENLAB_*`` settings (so ``genlab.connect()`` starts the emulator).
 Each statement runs on its own, and what the README says about it is checked:
 
@@ -29,7 +32,17 @@ import pytest
 
 import genlab._connect
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+PAGES = [ROOT / "docs" / page for page in (
+    "index.md",
+    "guide/in-a-notebook.md",
+    "guide/never-pay-twice.md",
+    "guide/ratings.md",
+    "guide/experiments.md",
+    "guide/teams.md",
+)]
+"""The pages with Python examples, in the order their examples build on each other."""
 TEAM_URL = "postgresql://ana@db.example:5432/genlab"
 _BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 _ERROR = re.compile(r"\b([A-Z][A-Za-z]*Error)\b")
@@ -38,23 +51,24 @@ TIME_SCALE = 0.02  # the embedded emulator's pace here: tests/conftest.py's
 
 @dataclass
 class Block:
+    file: str
     heading: str
     line: int
     source: str
 
 
-def _blocks() -> list[Block]:
-    text = README.read_text()
+def _blocks(path: Path) -> list[Block]:
+    text = path.read_text()
     found = []
     for match in _BLOCK.finditer(text):
         before = text[: match.start()]
         headings = re.findall(r"^#+ (.+)$", before, re.M)
-        found.append(Block(headings[-1] if headings else "top", before.count("\n") + 2,
-                           match.group(1)))
+        found.append(Block(str(path.relative_to(ROOT)), headings[-1] if headings else "top",
+                           before.count("\n") + 2, match.group(1)))
     return found
 
 
-BLOCKS = _blocks()
+BLOCKS = [block for path in (README, *PAGES) for block in _blocks(path)]
 
 
 def _comments(source: str) -> dict[int, str]:
@@ -129,7 +143,7 @@ def namespace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, An
         os.environ.update(saved_env)
 
 
-@pytest.mark.parametrize("block", BLOCKS, ids=[f"line{b.line}" for b in BLOCKS])
+@pytest.mark.parametrize("block", BLOCKS, ids=[f"{b.file}:{b.line}" for b in BLOCKS])
 def test_the_readme_example_runs_as_written(
     block: Block, namespace: dict[str, Any], request: pytest.FixtureRequest
 ) -> None:
@@ -142,7 +156,7 @@ def test_the_readme_example_runs_as_written(
     body = tree.body
     for i, statement in enumerate(body):
         said = _said(statement, body[i + 1] if i + 1 < len(body) else None, comments, lines)
-        where = f"README.md line {block.line + statement.lineno - 1}"
+        where = f"{block.file} line {block.line + statement.lineno - 1}"
         shown = ast.get_source_segment(source, statement)
         error = _ERROR.search(said)
         expects_value, value = _expected_value(statement, said)
@@ -166,6 +180,11 @@ def test_the_readme_example_runs_as_written(
 
 
 def test_every_python_block_is_checked() -> None:
-    """The examples this test runs are the README's: none is missed by the pattern."""
-    fences = re.findall(r"^```(\w*)$", README.read_text(), re.M)
-    assert fences.count("python") == len(BLOCKS) >= 4
+    """The examples this test runs are the README's and every page's: none is missed by the
+    pattern, and no page with a Python example is left out of ``PAGES``."""
+    pages = [README, *(ROOT / "docs").rglob("*.md")]
+    with_python = {page for page in pages if "```python" in page.read_text()}
+    assert with_python == {README, *PAGES}
+    fences = sum(re.findall(r"^```(\w*)$", page.read_text(), re.M).count("python")
+                 for page in with_python)
+    assert fences == len(BLOCKS) >= 7

@@ -75,6 +75,18 @@ def connect(
             import genlab
             client = genlab.connect()
             # genlab: GENLAB_BASE_URL is not set; using the embedded emulator at http://...
+
+    Example:
+        >>> import genlab
+        >>> client = genlab.connect("http://localhost:1", "key", history=False, keep=False)
+        >>> client.base_url  # with no address, genlab.connect() starts the embedded emulator
+        'http://localhost:1'
+        >>> try:  # checked before anything is sent: no service needed
+        ...     client.generate(model="video-a", prompt="a fox", duration=40)
+        ... except genlab.InvalidParameterError as error:
+        ...     print(error.message)
+        video-a: duration must be from 2 to 30 (got 40)
+        >>> client.close()
     """
     journal = _journal(history)
     url = base_url or os.environ.get(BASE_URL_ENV)

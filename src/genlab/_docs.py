@@ -1,7 +1,7 @@
-"""Documentation generated from the catalog, so the README can never drift from the code.
+"""Documentation generated from the catalog, so the site can never drift from the code.
 
 ``python -m genlab.\\_docs`` prints the model table; ``tests/test_docs.py`` checks that the
-README holds exactly this text between its markers.
+``docs/guide/models.md`` holds exactly this text between its markers.
 """
 
 from __future__ import annotations

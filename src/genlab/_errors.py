@@ -66,7 +66,13 @@ __all__ = [
 
 
 class GenlabError(Exception):
-    """Base class of every error genlab raises."""
+    """Base class of every error genlab raises.
+
+    Example:
+        >>> import genlab
+        >>> issubclass(genlab.CreditLimitError, genlab.GenlabError)
+        True
+    """
 
 
 class ConfigurationError(GenlabError, ValueError):
@@ -91,6 +97,11 @@ class CreditLimitError(GenlabError, ValueError):
     Attributes:
         estimate: the credits the request (or the grid's priced runs) would cost.
         max_credits: the limit that was given.
+
+    Example:
+        >>> error = CreditLimitError("900 > 500", estimate=900, max_credits=500)
+        >>> isinstance(error, ValueError), error.estimate - error.max_credits
+        (True, 400)
     """
 
     def __init__(self, message: str, *, estimate: int, max_credits: int) -> None:
@@ -103,6 +114,11 @@ class UnreadableResponseError(GenlabError):
     """The service answered 2xx with something the interface does not describe.
 
     ``excerpt`` holds the start of what came back (bounded), for a bug report.
+
+    Example:
+        >>> error = UnreadableResponseError("not a task", status=200, excerpt="<html>" * 200)
+        >>> error.status, len(error.excerpt)
+        (200, 500)
     """
 
     def __init__(self, message: str, *, status: int, excerpt: str = "") -> None:
@@ -172,7 +188,12 @@ def _shown_url(url: str, limit: int = 200) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ErrorDetail:
-    """One problem found in a request: where it is and what is wrong."""
+    """One problem found in a request: where it is and what is wrong.
+
+    Example:
+        >>> ErrorDetail(("reference_images", 0, "url"), "not a URL").field
+        'reference_images.0.url'
+    """
 
     loc: tuple[str | int, ...]
     message: str
@@ -191,6 +212,12 @@ class APIError(GenlabError):
         code: the service's error code, e.g. ``INVALID_PARAMETER``.
         message: the human-readable description.
         request_id: the service's request identifier, when there is one.
+
+    Example:
+        >>> error = APIError.from_response(
+        ...     404, {"error": {"code": "NOT_FOUND", "message": "no task"}})
+        >>> type(error).__name__, str(error)
+        ('NotFoundError', '404 NOT_FOUND: no task')
     """
 
     default_code = "API_ERROR"
@@ -274,6 +301,14 @@ class InvalidParameterError(APIError):
 
     Raised by :func:`genlab.validate` before anything is sent, and for the service's own 400s.
     ``errors`` lists every problem found, each with its field location and message.
+
+    Example:
+        >>> import genlab
+        >>> try:
+        ...     genlab.validate({"model": "video-a", "prompt": "a fox", "duration": 40})
+        ... except genlab.InvalidParameterError as error:
+        ...     print(error.status, error.errors[0].field, "|", error.message)
+        400 duration | video-a: duration must be from 2 to 30 (got 40)
     """
 
     default_code = "INVALID_PARAMETER"
@@ -303,25 +338,49 @@ class InvalidParameterError(APIError):
 
 
 class InvalidPromptError(APIError):
-    """The prompt contains content the service refuses (400 ``INVALID_PROMPT``)."""
+    """The prompt contains content the service refuses (400 ``INVALID_PROMPT``).
+
+    Example:
+        >>> error = APIError.from_response(400, {"error": {"code": "INVALID_PROMPT",
+        ...     "message": "the prompt was refused"}})
+        >>> type(error).__name__, error.code
+        ('InvalidPromptError', 'INVALID_PROMPT')
+    """
 
     default_code = "INVALID_PROMPT"
 
 
 class AuthenticationError(APIError):
-    """The API key is missing or wrong. Check ``GENLAB_API_KEY`` or pass ``api_key=``."""
+    """The API key is missing or wrong. Check ``GENLAB_API_KEY`` or pass ``api_key=``.
+
+    Example:
+        >>> type(APIError.from_response(401, None)).__name__
+        'AuthenticationError'
+    """
 
     default_code = "UNAUTHORIZED"
 
 
 class NotFoundError(APIError):
-    """The task (or path) does not exist on this service."""
+    """The task (or path) does not exist on this service.
+
+    Example:
+        >>> error = APIError.from_response(404, "<html>Not Found</html>")
+        >>> type(error).__name__, error.code
+        ('NotFoundError', 'NOT_FOUND')
+    """
 
     default_code = "NOT_FOUND"
 
 
 class RateLimitError(APIError):
-    """Too many requests (429). ``retry_after`` holds the server's hint in seconds, if any."""
+    """Too many requests (429). ``retry_after`` holds the server's hint in seconds, if any.
+
+    Example:
+        >>> error = APIError.from_response(429, {}, headers={"Retry-After": "3"})
+        >>> type(error).__name__, error.retry_after
+        ('RateLimitError', 3.0)
+    """
 
     default_code = "RATE_LIMITED"
 
@@ -343,23 +402,46 @@ class QuotaExceededError(RateLimitError):
     to wait longer than the client waits (``retry_after`` beyond ``retry_after_max``).
     Nothing was sent again: waiting seconds would not help. The message says what the
     service said and when it may clear (``retry_after``, seconds, when it said).
+
+    Example:
+        >>> error = APIError.from_response(402, {"error": {"code": "INSUFFICIENT_BALANCE"}})
+        >>> isinstance(error, RateLimitError), error.status
+        (True, 402)
     """
 
     default_code = "QUOTA_EXCEEDED"
 
 
 class ServerError(APIError):
-    """The service failed (5xx). Safe requests are retried before this is raised."""
+    """The service failed (5xx). Safe requests are retried before this is raised.
+
+    Example:
+        >>> error = APIError.from_response(503, None)
+        >>> type(error).__name__, error.status
+        ('ServerError', 503)
+    """
 
     default_code = "SERVER_ERROR"
 
 
 class APIConnectionError(GenlabError):
-    """The service could not be reached. Check the base URL and your network."""
+    """The service could not be reached. Check the base URL and your network.
+
+    Example:
+        >>> import genlab
+        >>> issubclass(genlab.APITimeoutError, genlab.APIConnectionError)
+        True
+    """
 
 
 class APITimeoutError(APIConnectionError):
-    """A single HTTP request timed out."""
+    """A single HTTP request timed out.
+
+    Example:
+        >>> error = APITimeoutError("GET /v1/tasks/t1 timed out after 30 s")
+        >>> isinstance(error, APIConnectionError)
+        True
+    """
 
 
 class SubmissionUncertainError(GenlabError):
@@ -367,6 +449,12 @@ class SubmissionUncertainError(GenlabError):
 
     The request was *not* resent, so nothing is billed twice. The task may exist: look at the
     service's task list or your history before submitting again.
+
+    Example:
+        >>> error = SubmissionUncertainError("no answer; not resent", model="video-a",
+        ...     body={"model": "video-a", "prompt": "a fox"}, status=503)
+        >>> error.model, error.status
+        ('video-a', 503)
     """
 
     def __init__(
@@ -379,7 +467,14 @@ class SubmissionUncertainError(GenlabError):
 
 
 class TaskFailedError(GenlabError):
-    """The task ended with status ``failed``; ``record`` holds the task record and its error."""
+    """The task ended with status ``failed``; ``record`` holds the task record and its error.
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> error = TaskFailedError("task t1 failed", record=SimpleNamespace(task_id="t1"))
+        >>> error.task_id
+        't1'
+    """
 
     def __init__(self, message: str, *, record: Any) -> None:
         super().__init__(message)
@@ -412,7 +507,14 @@ class TaskNotFinishedError(GenlabError, ValueError):
 
 
 class TaskTimeoutError(GenlabError):
-    """The wait's deadline passed. The task is still running: wait again with ``task_id``."""
+    """The wait's deadline passed. The task is still running: wait again with ``task_id``.
+
+    Example:
+        >>> error = TaskTimeoutError("still processing after 600 s", task_id="t1",
+        ...                          last_status="processing")
+        >>> error.task_id, error.last_status
+        ('t1', 'processing')
+    """
 
     def __init__(self, message: str, *, task_id: str, last_status: str | None = None) -> None:
         super().__init__(message)

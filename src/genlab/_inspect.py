@@ -57,6 +57,14 @@ class Inspection:
         history_row: the task's row of the history (``History.df()``'s columns), or None.
         history: where the row was looked for, or None when no history was looked at.
         notes: what was looked at and what was not found, in words.
+
+    Example:
+        >>> import pathlib, tempfile
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "notes.txt"
+        >>> _ = path.write_text("not a generated file")
+        >>> found = inspect(path)
+        >>> found.provenance, found.source
+        (None, None)
     """
 
     path: str
@@ -195,6 +203,13 @@ def inspect(
         found = genlab.inspect("~/Downloads/kite.png")
         found                       # a card: model, prompt, settings, task, when, version
         found.request, found.history_row["credits"]
+
+    Example:
+        >>> import pathlib, tempfile
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "photo.png"
+        >>> _ = path.write_bytes(b"not made by genlab")
+        >>> print(inspect(path).notes[0][:59])
+        No genlab provenance: the file was not kept by genlab, or a
     """
     shown = str(path)
     where: str | Path = shown if is_remote(shown) else Path(path).expanduser()

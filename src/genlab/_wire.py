@@ -260,7 +260,13 @@ def _signing_time(value: str | None) -> datetime | None:
 
 
 class VideoResult(_Wire):
-    """One generated video: its URL, size, length, cover and (video-b) last frame."""
+    """One generated video: its URL, size, length, cover and (video-b) last frame.
+
+    Example:
+        >>> video = VideoResult(url="https://cdn.example/v.mp4", width=1280, height=720, duration=5)
+        >>> video.width, video.duration
+        (1280, 5.0)
+    """
 
     url: str
     width: int | None = None
@@ -271,7 +277,12 @@ class VideoResult(_Wire):
 
 
 class ImageResult(_Wire):
-    """One generated image: its URL and size."""
+    """One generated image: its URL and size.
+
+    Example:
+        >>> ImageResult(url="https://cdn.example/i.png", width=1024, height=1024).url
+        'https://cdn.example/i.png'
+    """
 
     url: str
     width: int | None = None

@@ -2,7 +2,7 @@
 declared once.
 
 Everything else in genlab derives from it: client-side validation, credit estimates, widget
-forms, the emulator's server-side validation and outputs, the README's model table and the
+forms, the emulator's server-side validation and outputs, the site's model table and the
 tests.
 
 Example:

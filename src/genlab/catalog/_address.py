@@ -110,6 +110,14 @@ def content_address(
         request: a request from :func:`genlab.validate`.
         media_digests: URL -> :func:`media_digest` of its bytes, for references whose bytes the
             caller knows (uploads). ``data:`` URLs are hashed by their bytes without it.
+
+    Example:
+        >>> from genlab.catalog import validate
+        >>> a = content_address(validate({"model": "video-a", "prompt": "a fox", "duration": 5}))
+        >>> a == content_address(validate({"model": "video-a", "prompt": "a fox"}))  # default 5
+        True
+        >>> len(a)
+        64
     """
     payload = {
         "v": ADDRESS_VERSION,

@@ -82,7 +82,15 @@ def said(value: Any) -> str:
 
 
 class RequestBase(BaseModel):
-    """Fields, data and the rule engine shared by every request class."""
+    """Fields, data and the rule engine shared by every request class.
+
+    Example:
+        >>> from genlab.catalog import CATALOG
+        >>> all(issubclass(cls, RequestBase) for cls in CATALOG.values())
+        True
+        >>> CATALOG["video-a"].model_id()
+        'video-a'
+    """
 
     model_config = ConfigDict(extra="forbid", validate_assignment=False)
 

@@ -38,7 +38,16 @@ RATIO_SLACK = 0.03
 def delivery_mismatches(request: RequestBase, media: Sequence[MediaInfo]) -> tuple[str, ...]:
     """How ``media`` (the measured result files, in order) differ from what ``request``
     asked for: size, aspect ratio, length, audio and the number of images. Facts a probe
-    could not measure are not judged; an empty tuple means "as asked"."""
+    could not measure are not judged; an empty tuple means "as asked".
+
+    Example:
+        >>> from genlab.catalog import MediaInfo, validate
+        >>> request = validate({"model": "video-a", "prompt": "a fox", "duration": 4})
+        >>> clip = MediaInfo(kind="video", format="mp4", size_bytes=90_000, width=1280, height=720,
+        ...                  duration=2.0, fps=24)
+        >>> delivery_mismatches(request, [clip])
+        ('asked 4 s, got 2.0 s',)
+    """
     plan = plan_output(request)
     shown = [m for m in media if m.kind in ("video", "image")]
     if not shown:

@@ -75,6 +75,12 @@ class FieldSpec:
         fields: the sub-fields of ``extra``; the per-item options of ``references``.
         label: what a person reads beside the control ("Reference images"); ``name``, the
             wire name, goes in the tooltip.
+
+    Example:
+        >>> from genlab.catalog import CATALOG, form_fields
+        >>> spec = form_fields(CATALOG["video-a"])[0]
+        >>> spec.name, spec.kind, spec.required, spec.max
+        ('prompt', 'prompt', True, 20000)
     """
 
     name: str
@@ -114,6 +120,12 @@ class Preview:
         credits: the estimate; None when invalid or where no price is published.
         model: the body's model, when it names a known one.
         hidden: fields the mode refuses or ignores -> why; a form hides them.
+
+    Example:
+        >>> from genlab.catalog import preview
+        >>> shown = preview({"model": "video-a", "prompt": "a fox", "duration": 4})
+        >>> shown.valid, shown.credits, str(shown.mode)
+        (True, 640, 'text-to-video')
     """
 
     valid: bool
@@ -288,6 +300,11 @@ def form_body(cls: type[RequestBase], values: Mapping[str, Any]) -> dict[str, An
     ``extra_params`` with nothing set, and the fields the detected mode refuses or ignores
     (video-c's ``aspect_ratio`` once a first frame is set). Shots get their ``index`` from
     their position. Values are not judged here: that is :func:`preview`'s job.
+
+    Example:
+        >>> from genlab.catalog import CATALOG, OMIT
+        >>> form_body(CATALOG["video-a"], {"prompt": "a fox", "duration": 4, "resolution": OMIT})
+        {'model': 'video-a', 'prompt': 'a fox', 'duration': 4}
     """
     name = cls.model_id()
     body: dict[str, Any] = {"model": name}
@@ -357,6 +374,14 @@ def detect_mode(cls: type[RequestBase], body: Mapping[str, Any]) -> Mode | None:
 
     Uses the class's own mode logic on a leniently built instance, so the rules stay in one
     place. Never raises; None when nothing can be said.
+
+    Example:
+        >>> from genlab.catalog import CATALOG
+        >>> str(detect_mode(CATALOG["video-a"], {"prompt": "a fox"}))
+        'text-to-video'
+        >>> str(detect_mode(CATALOG["video-a"], {"prompt": "a fox", "reference_images": [
+        ...     {"url": "https://example.com/a.png", "reference_type": "first_frame"}]}))
+        'first-frame'
     """
     try:
         data: dict[str, Any] = {}

@@ -60,7 +60,13 @@ def aspect_field() -> Any:
 
 
 class ImageRequest(RequestBase):
-    """Base of the image request classes."""
+    """Base of the image request classes.
+
+    Example:
+        >>> from genlab.catalog import CATALOG
+        >>> sorted(name for name, cls in CATALOG.items() if issubclass(cls, ImageRequest))
+        ['image-a', 'image-b', 'image-c', 'image-d']
+    """
 
     KIND: ClassVar[Literal["video", "image"]] = "image"
     MODES: ClassVar[frozenset[Mode]] = frozenset({Mode.TEXT_TO_IMAGE, Mode.IMAGE_TO_IMAGE})
@@ -115,7 +121,14 @@ class ImageA(ImageRequest):
 
 
 class ImageB(ImageRequest):
-    """image-b: fast and low-cost, 1K only (other resolutions are downgraded to 1K)."""
+    """image-b: fast and low-cost, 1K only (other resolutions are downgraded to 1K).
+
+    Example:
+        >>> from genlab.catalog import validate
+        >>> request = validate({"model": "image-b", "prompt": "a fox"})
+        >>> type(request).__name__, request.kind, request.resolution
+        ('ImageB', 'image', '1K')
+    """
 
     EXAMPLE: ClassVar[dict[str, Any]] = {
         "model": "image-b",
@@ -142,7 +155,14 @@ class ImageB(ImageRequest):
 
 
 class ImageC(ImageRequest):
-    """image-c: up to 4K, up to 14 reference images."""
+    """image-c: up to 4K, up to 14 reference images.
+
+    Example:
+        >>> from genlab.catalog import validate
+        >>> request = validate({"model": "image-c", "prompt": "a fox"})
+        >>> type(request).__name__, request.resolution
+        ('ImageC', '1K')
+    """
 
     EXAMPLE: ClassVar[dict[str, Any]] = {
         "model": "image-c",
@@ -160,7 +180,14 @@ class ImageC(ImageRequest):
 
 
 class ImageD(ImageRequest):
-    """image-d: 14 aspect ratios, tiers 512 to 4K (512 is the cheap preview tier)."""
+    """image-d: 14 aspect ratios, tiers 512 to 4K (512 is the cheap preview tier).
+
+    Example:
+        >>> from genlab.catalog import validate
+        >>> request = validate({"model": "image-d", "prompt": "a fox", "resolution": "512"})
+        >>> type(request).__name__, request.resolution
+        ('ImageD', '512')
+    """
 
     EXAMPLE: ClassVar[dict[str, Any]] = {
         "model": "image-d",

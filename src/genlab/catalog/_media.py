@@ -63,6 +63,11 @@ class MediaInfo:
         duration: seconds (videos and audios).
         fps: frames per second (videos).
         has_audio: whether a video carries an audio stream.
+
+    Example:
+        >>> info = MediaInfo(kind="image", format="png", size_bytes=48_213, width=640, height=480)
+        >>> info.width / info.height, info.duration
+        (1.3333333333333333, None)
     """
 
     kind: MediaKind
@@ -80,6 +85,11 @@ class MediaRequirements:
     """The rules one kind of reference media must meet for one model.
 
     ``None`` means the interface states no bound. Aspect ratios are width / height.
+
+    Example:
+        >>> rules = MediaRequirements(kind="image", formats=("png", "jpeg"), min_side=300)
+        >>> rules.min_side, rules.max_bytes
+        (300, None)
     """
 
     kind: MediaKind
@@ -151,6 +161,12 @@ def media_problems(
         where: the item's location, e.g. ``reference_videos[0]``.
         info: what the probe found.
         rules: what the model requires.
+
+    Example:
+        >>> rules = MediaRequirements(kind="image", formats=("png", "jpeg"), min_side=300)
+        >>> small = MediaInfo(kind="image", format="png", size_bytes=1_000, width=100, height=100)
+        >>> media_problems("video-c", "reference_images[0]", small, rules)
+        ['video-c: reference_images[0] is 100x100; width and height must each be at least 300 px']
     """
     out: list[str] = []
 

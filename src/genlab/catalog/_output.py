@@ -41,6 +41,12 @@ class OutputPlan:
         credits: the price, where one is published; None everywhere else (never a guess).
         audio_from_input: the audio track is the input video's own (see
             ``VideoRequest.source_audio_video``), not generated.
+
+    Example:
+        >>> from genlab.catalog import plan_output, validate
+        >>> plan = plan_output(validate({"model": "video-a", "prompt": "a fox", "duration": 4}))
+        >>> plan.width, plan.height, plan.duration, plan.fps, plan.credits
+        (1280, 720, 4.0, 24, 640)
     """
 
     width: int

@@ -30,7 +30,12 @@ StrictBool = Annotated[bool, Field(strict=True)]
 
 
 class Mode(StrEnum):
-    """Input modes, decided by the combination of reference media (and multi-shot)."""
+    """Input modes, decided by the combination of reference media (and multi-shot).
+
+    Example:
+        >>> Mode("first-frame") is Mode.FIRST_FRAME, str(Mode.TEXT_TO_VIDEO)
+        (True, 'text-to-video')
+    """
 
     TEXT_TO_VIDEO = "text-to-video"
     FIRST_FRAME = "first-frame"
@@ -95,7 +100,12 @@ class Reference(BaseModel):
 
 
 class ImageReference(BaseModel):
-    """A reference image of an image request. Only ``url`` is known; other keys pass through."""
+    """A reference image of an image request. Only ``url`` is known; other keys pass through.
+
+    Example:
+        >>> ImageReference(url="https://example.com/kite.png").url
+        'https://example.com/kite.png'
+    """
 
     model_config = ConfigDict(extra="allow")
 
@@ -103,7 +113,12 @@ class ImageReference(BaseModel):
 
 
 class Shot(BaseModel):
-    """One shot of a multi-shot request (``extra_params.multi_prompt``)."""
+    """One shot of a multi-shot request (``extra_params.multi_prompt``).
+
+    Example:
+        >>> Shot(index=0, prompt="the boat sets off", duration="3").prompt
+        'the boat sets off'
+    """
 
     model_config = ConfigDict(extra="allow")
 
@@ -156,6 +171,11 @@ class FieldBounds(NamedTuple):
         low: the ``ge`` bound of a number.
         high: the ``le`` bound of a number.
         max_length: the most items of a list, or characters of a string.
+
+    Example:
+        >>> from genlab.catalog import CATALOG, field_bounds
+        >>> field_bounds(CATALOG["video-a"].model_fields["duration"])
+        FieldBounds(low=2, high=30, max_length=None)
     """
 
     low: int | float | None
@@ -166,7 +186,7 @@ class FieldBounds(NamedTuple):
 def field_bounds(field: FieldInfo | None) -> FieldBounds:
     """The bounds a field declares (``ge``, ``le``, ``max_length``), read from its metadata.
 
-    Forms, error messages and the README's model table all read bounds through this one
+    Forms, error messages and the site's model table all read bounds through this one
     function, so a bound written once in a field's type shows the same everywhere.
 
     Example:

@@ -106,6 +106,12 @@ class Checked(NamedTuple):
         request: the validated request, or None when the body breaks a rule.
         problem: every broken rule, one per line (None when valid).
         credits: what the request will cost (None: invalid, or no published price).
+
+    Example:
+        >>> from genlab.catalog import checked
+        >>> found = checked({"model": "video-a", "prompt": "a fox", "duration": 40})
+        >>> found.request, found.problem, found.credits
+        (None, 'video-a: duration must be from 2 to 30 (got 40)', None)
     """
 
     request: RequestBase | None

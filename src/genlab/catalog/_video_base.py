@@ -63,7 +63,13 @@ class MultiShotParams(ExtraParams):
 
 
 class VideoRequest(RequestBase):
-    """Base of the video request classes: reference lists decide the mode."""
+    """Base of the video request classes: reference lists decide the mode.
+
+    Example:
+        >>> from genlab.catalog import CATALOG
+        >>> sorted(name for name, cls in CATALOG.items() if issubclass(cls, VideoRequest))
+        ['video-a', 'video-b', 'video-c', 'video-d', 'video-e', 'video-f']
+    """
 
     KIND: ClassVar[Literal["video", "image"]] = "video"
     # Rules given as data by the model classes.

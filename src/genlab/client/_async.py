@@ -70,7 +70,13 @@ DurationSource = Callable[[], Iterable[DurationSample]]
 
 
 class ClientOptions(ConfigOptions, total=False):
-    """Every keyword option of :class:`~genlab.Client` and :class:`~genlab.AsyncClient`."""
+    """Every keyword option of :class:`~genlab.Client` and :class:`~genlab.AsyncClient`.
+
+    Example:
+        >>> options: ClientOptions = {"max_retries": 5, "history": False}
+        >>> sorted(options)
+        ['history', 'max_retries']
+    """
 
     transport: httpx.AsyncBaseTransport | None
     history: TaskJournal | None
@@ -113,6 +119,14 @@ class AsyncClient:
         client = genlab.AsyncClient("http://localhost:8000", "test-key")
         task = await client.submit(model="image-b", prompt="a red kite")
         record = await client.wait(task)
+
+    Example:
+        >>> import asyncio, genlab
+        >>> async def main():
+        ...     async with genlab.AsyncClient("http://localhost:1", "key") as client:
+        ...         return client.base_url
+        >>> asyncio.run(main())
+        'http://localhost:1'
     """
 
     def __init__(

@@ -175,6 +175,18 @@ class Budget:
         day: the most spent per UTC day across every process sharing the history.
         unpriced: ``"refuse"``, ``"allow"`` (counted as unknown), or model -> assumed price
             (credits per output second for video models, per image for image models).
+
+    Example:
+        >>> import genlab
+        >>> budget = genlab.Budget(task=500, session=5_000, unpriced={"video-b": 60})
+        >>> client = genlab.connect("http://localhost:1", "key", history=False, keep=False,
+        ...                         budget=budget)
+        >>> try:  # refused before anything is sent
+        ...     client.generate(model="video-a", prompt="a fox", duration=10)
+        ... except genlab.CreditLimitError as error:
+        ...     print(error.estimate, error.max_credits)
+        1600 500
+        >>> client.close()
     """
 
     task: int | None = None

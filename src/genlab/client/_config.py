@@ -82,6 +82,11 @@ class ConfigOptions(TypedDict, total=False):
     """The keyword options of a client's configuration; their defaults are :class:`ClientConfig`'s.
 
     Both clients, :func:`resolve_config` and :func:`genlab.connect` take these as keywords.
+
+    Example:
+        >>> options: ConfigOptions = {"timeout": 10.0, "max_retries": 5}
+        >>> resolve_config("http://localhost:8000", "k", **options).max_retries
+        5
     """
 
     timeout: float | httpx.Timeout
@@ -121,6 +126,11 @@ class ClientConfig:
 
     Raises:
         ConfigurationError: a value is out of range; the message says which and why.
+
+    Example:
+        >>> config = resolve_config("http://localhost:8000/", "k", wait_timeout=600)
+        >>> config.base_url, config.wait_timeout, config.max_retries
+        ('http://localhost:8000', 600.0, 3)
     """
 
     base_url: str

@@ -429,6 +429,10 @@ class FixedPacing:
 
     Example:
         client = genlab.AsyncClient(pacing=FixedPacing(1.0))
+
+    Example:
+        >>> FixedPacing(2.0).interval
+        2.0
     """
 
     interval: float = 1.0

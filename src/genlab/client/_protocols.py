@@ -23,7 +23,15 @@ DurationKey = tuple[str, str | None, float | None]
 
 @dataclass(frozen=True, slots=True)
 class PastResult:
-    """A succeeded task of some content address, as a history keeps it."""
+    """A succeeded task of some content address, as a history keeps it.
+
+    Example:
+        >>> from genlab.client import TaskRecord
+        >>> past = PastResult(TaskRecord(task_id="t1", status="succeeded", model="image-b"),
+        ...                   submitted_at=None, credits=120)
+        >>> past.record.task_id, past.credits, past.paths
+        ('t1', 120, ())
+    """
 
     record: TaskRecord
     submitted_at: datetime | None

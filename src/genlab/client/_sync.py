@@ -332,6 +332,12 @@ class Client:
         with genlab.Client() as client:
             record = client.generate(model="image-b", prompt="a red kite")
             client.download(record, "out/")
+
+    Example:
+        >>> import genlab
+        >>> with genlab.Client("http://localhost:1", "key", max_retries=5) as client:
+        ...     client.base_url, client.config.max_retries
+        ('http://localhost:1', 5)
     """
 
     def __init__(

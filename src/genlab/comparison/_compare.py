@@ -98,6 +98,19 @@ def compare(
     Example:
         cmp = genlab.compare(client, ["a fox"], ["video-a", "video-f"],
                              {"duration": [4, 8]}, max_credits=2_000, tag="fox")
+
+        A grid over ``max_credits`` is refused before anything is sent:
+
+        >>> import genlab
+        >>> client = genlab.connect("http://localhost:1", "key", history=False, keep=False)
+        >>> try:  # priced before anything is sent
+        ...     genlab.compare(client, prompts=["a fox"], models=["video-a"],
+        ...                    params={"duration": [10, 20]}, max_credits=1000)
+        ... except genlab.CreditLimitError as error:
+        ...     print(error.estimate)
+        2 runs: 4,800 credits estimated
+        4800
+        >>> client.close()
     """
     if isinstance(client, AsyncClient):
         raise TypeError("compare() runs blocking; pass a genlab.Client, not an AsyncClient")

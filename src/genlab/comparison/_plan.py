@@ -17,7 +17,13 @@ from genlab.catalog import CATALOG, RequestBase, checked
 
 @dataclass(slots=True)
 class Run:
-    """One cell entry of the grid, before it is sent."""
+    """One cell entry of the grid, before it is sent.
+
+    Example:
+        >>> run = plan("a kite", ["image-b", "video-a"], {"duration": 3}).runs[1]
+        >>> run.model, run.body["duration"], run.credits, run.invalid
+        ('video-a', 3, 480, None)
+    """
 
     prompt: str
     model: str
@@ -122,6 +128,11 @@ def plan(
     Raises:
         ValueError: an unknown model, a parameter no listed model has, ``model``/``prompt``
             in ``params``, an empty sweep, or ``repeats`` below 1.
+
+    Example:
+        >>> grid = plan(["a kite"], ["image-b", "video-a"], {"duration": [3, 5]})
+        >>> [(run.model, run.values["duration"], run.credits) for run in grid.runs]
+        [('image-b', None, None), ('video-a', 3, 480), ('video-a', 5, 800)]
     """
     prompt_list = _as_list(prompts, "prompt")
     model_list = list(dict.fromkeys(_as_list(models, "model")))

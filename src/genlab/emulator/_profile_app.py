@@ -63,6 +63,12 @@ class ProfileApp:
         controls: the knobs tests set, and what the profile saw (:class:`Controls`).
         emulator: the emulator's state (``ledger()``, ``book``, ``faults``).
         closing: set when the server stops: a trickling answer then ends at once.
+
+    Example:
+        >>> from genlab.emulator import start_profile
+        >>> with start_profile("cdn", api_key="k", time_scale=0.02) as service:
+        ...     service.app.profile.name, type(service.app.controls).__name__
+        ('cdn', 'Controls')
     """
 
     def __init__(

@@ -105,6 +105,13 @@ class Controls:
         played: how often each behaviour was played, by name: ``capped``, ``quota``,
             ``trickled``, ``trickle-abandoned``, ``misrouted``, ``wrong-model``,
             ``refused-2xx``, ``gateway``, ``files``, ``files-401``.
+
+    Example:
+        >>> from genlab.emulator import start_profile
+        >>> with start_profile("proxy", api_key="k", time_scale=0.02) as service:
+        ...     service.app.controls.quiet()  # every behaviour off: the emulator as it is
+        ...     service.app.controls.next_html_errors
+        0
     """
 
     link_ttl: float

@@ -24,6 +24,11 @@ class ProfileHandle(ServingHandle):
         media_origin: the media host's origin, or None.
         app: the :class:`ProfileApp` (``app.controls``, ``app.emulator``).
         controls: the profile's knobs (``handle.controls.cap = 2``) and observations.
+
+    Example:
+        >>> with start_profile("prefix", api_key="k", time_scale=0.02) as service:
+        ...     type(service).__name__, type(service.app).__name__
+        ('ProfileHandle', 'ProfileApp')
     """
 
     def __init__(self, app: ProfileApp, server: uvicorn.Server, thread: threading.Thread,
@@ -53,7 +58,16 @@ class ProfileHandle(ServingHandle):
 def bind_profile(
     profile: Profile, host: str, port: int
 ) -> tuple[list[socket.socket], str, str | None]:
-    """The listening sockets a profile needs, its base URL and its media origin."""
+    """The listening sockets a profile needs, its base URL and its media origin.
+
+    Example:
+        >>> from genlab.emulator import get_profile
+        >>> sockets, base_url, media_origin = bind_profile(get_profile("prefix"), "127.0.0.1", 0)
+        >>> base_url.endswith("/api"), media_origin
+        (True, None)
+        >>> for sock in sockets:
+        ...     sock.close()
+    """
     shown = f"[{host}]" if ":" in host else host
     sockets = [listening_socket(host, port)]
     base_url = f"http://{shown}:{sockets[0].getsockname()[1]}{profile.path_prefix}"
@@ -76,6 +90,12 @@ def start_profile(
         seed: makes the profile's random failures repeatable.
         link_ttl: seconds a signed media link lives (the profile's by default).
         **options: passed to :func:`~genlab.emulator.create_app` (api_key, time_scale ...).
+
+    Example:
+        >>> service = start_profile("prefix", api_key="k", time_scale=0.02)
+        >>> service.base_url.endswith("/api")
+        True
+        >>> service.stop()
     """
     chosen = get_profile(profile) if isinstance(profile, str) else profile
     if link_ttl is not None:

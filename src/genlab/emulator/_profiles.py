@@ -79,6 +79,12 @@ class Profile:
     ``controls`` are the values its :class:`Controls` start with (see :func:`preset`); the
     behaviours of the limits profiles and of ``misrouted`` and ``sloppy`` live there, so a test
     can switch them at any moment.
+
+    Example:
+        >>> from genlab.emulator import get_profile
+        >>> cdn = get_profile("cdn")
+        >>> cdn.name, cdn.media_host
+        ('cdn', True)
     """
 
     name: str

@@ -120,7 +120,14 @@ def check_api_key(api_key: str) -> None:
 
 
 class EmulatorApp(Shell):
-    """The ASGI app returned by :func:`create_app`; ``.emulator`` is its state."""
+    """The ASGI app returned by :func:`create_app`; ``.emulator`` is its state.
+
+    Example:
+        >>> app = create_app(api_key="k", time_scale=0.02)
+        >>> type(app).__name__, app.emulator.config.time_scale
+        ('EmulatorApp', 0.02)
+        >>> app.emulator.close()
+    """
 
     def __init__(self, app: FastAPI, state: EmulatorState) -> None:
         # How fast it runs against the real service, on every answer: a client scales what it
@@ -143,6 +150,12 @@ def listening_socket(host: str, port: int) -> socket.socket:
 
     asyncio turns Nagle off (TCP_NODELAY) only for sockets whose protocol is IPPROTO_TCP; a
     plain ``socket.socket()`` leaves it on and every kept-alive request waits ~43 ms.
+
+    Example:
+        >>> sock = listening_socket("127.0.0.1", 0)
+        >>> sock.getsockname()[0]
+        '127.0.0.1'
+        >>> sock.close()
     """
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
@@ -195,6 +208,14 @@ class EmulatorHandle(ServingHandle):
         base_url: e.g. ``http://127.0.0.1:50123``.
         api_key: the key clients must send.
         app: the ASGI app (``app.emulator`` is its state).
+
+    Example:
+        >>> import httpx
+        >>> with start(api_key="k", time_scale=0.02) as emulator:
+        ...     answer = httpx.get(emulator.base_url + "/v1/emulator/ledger",
+        ...                        headers={"Authorization": "Bearer k"})
+        ...     answer.status_code, emulator.ledger()
+        (200, [])
     """
 
     def __init__(
@@ -240,6 +261,12 @@ def start(
 
         with start(api_key="k", time_scale=0.02) as emulator:
             print(emulator.base_url)  # http://127.0.0.1:<port>
+
+    Example:
+        >>> emulator = start(api_key="k", time_scale=0.02)
+        >>> emulator.base_url.startswith("http://127.0.0.1:"), emulator.api_key
+        (True, 'k')
+        >>> emulator.stop()
     """
     app = create_app(api_key=api_key, time_scale=time_scale, **options)  # checks the key
     sock = listening_socket(host, port)

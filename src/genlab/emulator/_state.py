@@ -90,7 +90,15 @@ class LedgerEntry:
 
 
 class EmulatorState:
-    """Everything one emulator instance knows; the HTTP layer is a thin shell around it."""
+    """Everything one emulator instance knows; the HTTP layer is a thin shell around it.
+
+    Example:
+        >>> from genlab.emulator import create_app
+        >>> state = create_app(api_key="k", time_scale=0.02).emulator
+        >>> type(state).__name__, state.ledger()
+        ('EmulatorState', [])
+        >>> state.close()
+    """
 
     def __init__(
         self,

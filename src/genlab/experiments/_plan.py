@@ -51,6 +51,16 @@ class Cell:
         invalid: the catalog's message for a refused body.
         credits: the published price; None when unknown or invalid.
         address: the request's content address.
+
+    Example:
+        >>> import pathlib, tempfile, genlab
+        >>> history = genlab.History(pathlib.Path(tempfile.mkdtemp()) / "history.sqlite")
+        >>> from genlab.experiments import plan_cells
+        >>> kite = genlab.prompt("A {colour} kite", name="kite", history=history)
+        >>> cell = plan_cells([kite], ["image-b"], {"colour": "red"})[0]
+        >>> cell.model, cell.text, cell.variables, cell.seed
+        ('image-b', 'A red kite', {'colour': 'red'}, 1)
+        >>> history.close()
     """
 
     key: str
@@ -178,6 +188,16 @@ def plan_cells(
 
     Raises:
         ValueError: what makes no matrix (see :func:`check_matrix`).
+
+    Example:
+        >>> import pathlib, tempfile, genlab
+        >>> history = genlab.History(pathlib.Path(tempfile.mkdtemp()) / "history.sqlite")
+        >>> kite = genlab.prompt("A {colour} kite", name="kite", history=history)
+        >>> cells = plan_cells([kite], ["image-b", "image-d"], {"colour": ["red", "blue"]},
+        ...                    seeds=[1, 2])
+        >>> len(cells), sorted({cell.text for cell in cells})
+        (8, ['A blue kite', 'A red kite'])
+        >>> history.close()
     """
     model_list = list(dict.fromkeys([models] if isinstance(models, str) else models))
     seed_list = list(dict.fromkeys(seeds))

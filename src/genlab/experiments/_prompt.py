@@ -94,7 +94,20 @@ def slots(template: str) -> tuple[str, ...]:
 
 class Prompt:
     """One saved version of a named prompt (see the module docstring). Made by
-    :func:`prompt`, :meth:`revise` or :meth:`History.prompt_version`; never changed."""
+    :func:`prompt`, :meth:`revise` or :meth:`History.prompt_version`; never changed.
+
+    Example:
+        >>> import pathlib, tempfile, genlab
+        >>> history = genlab.History(pathlib.Path(tempfile.mkdtemp()) / "history.sqlite")
+        >>> kite = genlab.prompt("A {subject} over {place}", name="kite", history=history)
+        >>> kite, kite.variables
+        (Prompt('kite@1': 'A {subject} over {place}'), ('subject', 'place'))
+        >>> kite.fill(subject="paper kite", place="dunes")
+        'A paper kite over dunes'
+        >>> kite.revise("A {subject} soaring over {place}").version
+        2
+        >>> history.close()
+    """
 
     def __init__(self, saved: PromptVersion, history: History) -> None:
         self._saved = saved
@@ -220,7 +233,12 @@ def fill(template: Prompt | str, variables: Mapping[str, Any]) -> str:
 
 class PromptDiff:
     """A word diff between two prompt texts: ``str()`` marks removals ``[-like this-]`` and
-    additions ``{+like this+}``; in a notebook they are struck through and highlighted."""
+    additions ``{+like this+}``; in a notebook they are struck through and highlighted.
+
+    Example:
+        >>> print(PromptDiff("a red kite", "a blue kite"))
+        a [-red-]{+blue+} kite
+    """
 
     def __init__(self, before: str, after: str, *, before_label: str = "",
                  after_label: str = "") -> None:
@@ -332,6 +350,14 @@ def prompt(template: str, name: str | None = None, *, history: History | None = 
     Example:
         kite = genlab.prompt("A {subject} over {place} at dusk", name="kite")
         best = genlab.prompt("kite@best")
+
+    Example:
+        >>> import pathlib, tempfile, genlab
+        >>> history = genlab.History(pathlib.Path(tempfile.mkdtemp()) / "history.sqlite")
+        >>> kite = genlab.prompt("A {subject} at dusk", name="kite", history=history)
+        >>> kite.version, genlab.prompt("kite@1", history=history).template
+        (1, 'A {subject} at dusk')
+        >>> history.close()
     """
     where = history if history is not None else default_history()
     if name is None:

@@ -88,7 +88,19 @@ def _task_rows(history: History, name: str, ids: Sequence[str]) -> list[Mapping[
 
 def find_cells(history: History, name: str, cells: Sequence[Cell]) -> _Found:
     """Sort the valid ``cells`` by what the history already holds for them (see the module
-    docstring), recording tasks found by tag and address against their cells."""
+    docstring), recording tasks found by tag and address against their cells.
+
+    Example:
+        >>> import pathlib, tempfile, genlab
+        >>> history = genlab.History(pathlib.Path(tempfile.mkdtemp()) / "history.sqlite")
+        >>> from genlab.experiments import plan_cells
+        >>> kite = genlab.prompt("A {colour} kite", name="kite", history=history)
+        >>> cells = plan_cells([kite], ["image-b"], {"colour": "red"})
+        >>> found = find_cells(history, "kites", cells)  # nothing run yet: every cell is to send
+        >>> money_line(cells, found)
+        '1 cell: 1 to send, with no published price, so no estimate'
+        >>> history.close()
+    """
     recorded = {c["cell"]: c.get("task_id") for c in history.experiment_cells(name)}
     rows = _task_rows(history, name, [t for t in recorded.values() if t])
     by_id = {r["task_id"]: r for r in rows if r["task_id"]}
@@ -119,7 +131,18 @@ def find_cells(history: History, name: str, cells: Sequence[Cell]) -> _Found:
 
 
 def money_line(cells: Sequence[Cell], found: _Found) -> str:
-    """E.g. ``24 cells (2 invalid): 6 done earlier, 16 to send: 6,400 credits estimated``."""
+    """E.g. ``24 cells (2 invalid): 6 done earlier, 16 to send: 6,400 credits estimated``.
+
+    Example:
+        >>> import pathlib, tempfile, genlab
+        >>> history = genlab.History(pathlib.Path(tempfile.mkdtemp()) / "history.sqlite")
+        >>> from genlab.experiments import find_cells, plan_cells
+        >>> kite = genlab.prompt("A {colour} kite", name="kite", history=history)
+        >>> cells = plan_cells([kite], ["image-b"], {"colour": ["red", "blue"]})
+        >>> money_line(cells, find_cells(history, "kites", cells))
+        '2 cells: 2 to send, with no published price, so no estimate'
+        >>> history.close()
+    """
     invalid = sum(c.request is None for c in cells)
     text = f"{len(cells):,} cell{'' if len(cells) == 1 else 's'}"
     if invalid:

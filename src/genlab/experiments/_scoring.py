@@ -21,7 +21,14 @@ from genlab.media.scores import Scorer, resolve, score
 
 def resolve_scorers(scorers: Iterable[str | Scorer] | None) -> dict[str, Scorer]:
     """Name -> function for ``scorers``, checked before anything runs
-    (:func:`genlab.media.scores.resolve`)."""
+    (:func:`genlab.media.scores.resolve`).
+
+    Example:
+        >>> def words(result):
+        ...     return len((result.prompt or "").split())
+        >>> sorted(resolve_scorers(["sharpness", words]))
+        ['sharpness', 'words']
+    """
     return resolve(list(scorers or ()))
 
 

@@ -183,6 +183,15 @@ class History:
             ``$GENLAB_PROJECT``.
         lease_seconds: how long a crashed process's tasks stay its own before ``resume``
             elsewhere takes them over.
+
+    Example:
+        >>> import pathlib, tempfile, genlab
+        >>> history = genlab.History(pathlib.Path(tempfile.mkdtemp()) / "history.sqlite")
+        >>> history.df().empty, "task_id" in history.df().columns
+        (True, True)
+        >>> history.save_prompt("kite", "A kite at dusk").version
+        1
+        >>> history.close()
     """
 
     def __init__(

@@ -45,6 +45,12 @@ class Column:
         heading: the history panel's heading, None when the panel does not show it.
         panel_order: where the panel shows it (left to right).
         span: for derived columns, the two time columns it measures between.
+
+    Example:
+        >>> from genlab.history import COLUMNS
+        >>> first = COLUMNS[0]
+        >>> first.name, first.type, first.heading
+        ('task_id', 'text', 'task')
     """
 
     name: str

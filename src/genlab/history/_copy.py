@@ -82,6 +82,10 @@ class Copied:
         prompt_aliases: aliases the destination lacked.
         experiment_cells: experiments' cells.
         scores: scorers' values of kept results.
+
+    Example:
+        >>> Copied(tasks=3, prompts=1).tasks
+        3
     """
 
     tasks: int = 0
@@ -106,6 +110,15 @@ def copy_history(
 
     Raises:
         ConfigurationError: the source does not exist, or both are the same history.
+
+    Example:
+        >>> import pathlib, tempfile, genlab
+        >>> folder = pathlib.Path(tempfile.mkdtemp())
+        >>> laptop = genlab.History(folder / "laptop.sqlite")
+        >>> _ = laptop.save_prompt("kite", "A kite at dusk"); laptop.close()
+        >>> copied = copy_history(folder / "laptop.sqlite", folder / "team.sqlite")
+        >>> copied.prompts, copied.prompt_versions, copied.tasks
+        (1, 1, 0)
     """
     where = locate(source)
     if where.path is not None and not where.path.is_file():

@@ -58,6 +58,14 @@ class PromptVersion:
         parent: the version it was revised from (None for a first version).
         created_at: epoch seconds.
         user: who saved it.
+
+    Example:
+        >>> import pathlib, tempfile, genlab
+        >>> history = genlab.History(pathlib.Path(tempfile.mkdtemp()) / "history.sqlite")
+        >>> saved = history.save_prompt("kite", "A kite at dusk")
+        >>> saved.name, saved.version, saved.parent
+        ('kite', 1, None)
+        >>> history.close()
     """
 
     name: str
@@ -69,7 +77,16 @@ class PromptVersion:
 
 
 def check_name(name: object, what: str = "a prompt's name") -> str:
-    """``name`` if it may name a prompt or an alias (text, no ``@``, not blank)."""
+    """``name`` if it may name a prompt or an alias (text, no ``@``, not blank).
+
+    Example:
+        >>> check_name("kite")
+        'kite'
+        >>> check_name("kite@2")
+        Traceback (most recent call last):
+            ...
+        ValueError: a prompt's name must be text without '@' ...
+    """
     if not isinstance(name, str) or not _NAME.match(name.strip() or "@"):
         raise ValueError(
             f"{what} must be text without '@' (it separates a name from a version: "

@@ -86,6 +86,12 @@ class RatingEntry:
         rated_at: epoch seconds; None is now.
         gold: for a gold pair, the side known to be better (``"left"`` or ``"right"``);
             None for a real pair.
+
+    Example:
+        >>> vote = RatingEntry("t1", "t2", "left", "image-b", "image-d", prompt_address="a1",
+        ...                    prompt="a kite")
+        >>> vote.answer, vote.left_model
+        ('left', 'image-b')
     """
 
     left_task: str

@@ -28,7 +28,13 @@ _T = TASKS.c
 
 class ResumeOutcome:
     """What :meth:`History.resume` did for one task: its final record, the error, or the
-    process already waiting on it (``leased_by``, e.g. ``ana@lab-3/4121/9f2c01ab``)."""
+    process already waiting on it (``leased_by``, e.g. ``ana@lab-3/4121/9f2c01ab``).
+
+    Example:
+        >>> outcome = ResumeOutcome("t1", record=None, error=TimeoutError("still running"))
+        >>> outcome.task_id, type(outcome.error).__name__
+        ('t1', 'TimeoutError')
+    """
 
     __slots__ = ("error", "leased_by", "record", "task_id")
 

@@ -45,6 +45,11 @@ class Filters(TypedDict, total=False):
         notebook: one notebook (or script) file name or several.
         since: submitted at or after (a datetime, an ISO 8601 string or epoch seconds).
         until: submitted before (same forms).
+
+    Example:
+        >>> where: Filters = {"model": ["video-a", "image-b"], "status": "succeeded"}
+        >>> sorted(where)
+        ['model', 'status']
     """
 
     model: str | Sequence[str] | None

@@ -42,6 +42,15 @@ class MediaInfo:
     is in seconds; ``images`` counts the frames of an animated image (1 for a still one);
     ``bit_depth`` is bits per sample (8, 10, 16 ...); ``pix_fmt`` is FFmpeg's pixel format for
     videos (``yuv420p``) and Pillow's mode for images (``RGB``, ``CMYK``, ``I;16``).
+
+    Example:
+        >>> import io, pathlib, tempfile
+        >>> from PIL import Image
+        >>> buffer = io.BytesIO(); Image.new("RGB", (64, 48), "red").save(buffer, "PNG")
+        >>> png = buffer.getvalue()
+        >>> info = probe(png)
+        >>> info.kind, info.mime, info.width, info.height, info.has_audio
+        ('image', 'image/png', 64, 48, False)
     """
 
     kind: Kind | None = None

@@ -101,7 +101,14 @@ _BEARER = re.compile(r"\b(bearer)\s+[A-Za-z0-9._~+/=-]{4,}", re.IGNORECASE)
 
 
 class ValidatedRequest(Protocol):
-    """What :func:`provenance_for` reads of a request from :func:`genlab.validate`."""
+    """What :func:`provenance_for` reads of a request from :func:`genlab.validate`.
+
+    Example:
+        >>> import genlab
+        >>> request = genlab.validate({"model": "image-b", "prompt": "a kite"})
+        >>> provenance_for(request, task_id="t1")["request"]["resolution"]  # as validated
+        '1K'
+    """
 
     @property
     def model_name(self) -> str: ...
@@ -175,6 +182,15 @@ def stamp(data: bytes, provenance: Mapping[str, Any]) -> bytes:
 
     An earlier stamp is replaced, not repeated. Bytes of another format (GIF, WebM, ...) or
     a broken file come back unchanged (the same object), with a log line saying why.
+
+    Example:
+        >>> import io, pathlib, tempfile
+        >>> from PIL import Image
+        >>> buffer = io.BytesIO(); Image.new("RGB", (64, 48), "red").save(buffer, "PNG")
+        >>> png = buffer.getvalue()
+        >>> facts = provenance_for({"model": "image-b", "prompt": "a kite"}, task_id="t1")
+        >>> read_provenance(stamp(png, facts))["task_id"], read_provenance(png)
+        ('t1', None)
     """
     kind = sniff(data[:SNIFF_BYTES])
     put = _PUT.get(kind) if kind else None
@@ -207,6 +223,18 @@ def stamp_file(
     Raises:
         OSError: a local file cannot be read or written.
         MediaError: a remote file cannot be read or written.
+
+    Example:
+        >>> import io, pathlib, tempfile
+        >>> from PIL import Image
+        >>> buffer = io.BytesIO(); Image.new("RGB", (64, 48), "red").save(buffer, "PNG")
+        >>> png = buffer.getvalue()
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "kite.png"
+        >>> _ = path.write_bytes(png)
+        >>> stamp_file(path, provenance_for({"model": "image-b", "prompt": "a kite"}, task_id="t1"))
+        True
+        >>> read_provenance(path)["prompt"]
+        'a kite'
     """
     where = media_location(location)
     data = read_media(where, storage_options=storage_options)
@@ -236,6 +264,17 @@ def read_provenance(
     Raises:
         OSError: a local file cannot be read.
         MediaError: a remote file cannot be read.
+
+    Example:
+        >>> import io, pathlib, tempfile
+        >>> from PIL import Image
+        >>> buffer = io.BytesIO(); Image.new("RGB", (64, 48), "red").save(buffer, "PNG")
+        >>> png = buffer.getvalue()
+        >>> stamped = stamp(png, provenance_for({"model": "image-b", "prompt": "a kite"},
+        ...                                     task_id="t1"))
+        >>> found = read_provenance(stamped)
+        >>> found["model"], found["task_id"]
+        ('image-b', 't1')
     """
     if isinstance(source, bytes | bytearray):
         return _decode(_payload(source))

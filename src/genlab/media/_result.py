@@ -35,7 +35,14 @@ if TYPE_CHECKING:
 class Result(TaskRecord):
     """A task's record with the request that made it, its price, its kept files and the
     facts of its media (see the module docstring). The wire fields dump as before: what is
-    added here is the client's knowledge, not the service's answer."""
+    added here is the client's knowledge, not the service's answer.
+
+    Example:
+        >>> result = Result(task_id="t1", status="succeeded", model="image-b",
+        ...                 request={"model": "image-b", "prompt": "a kite"})
+        >>> result.task_id, result.prompt
+        ('t1', 'a kite')
+    """
 
     request: dict[str, Any] | None = Field(default=None, exclude=True, repr=False)
     """The request as validated, every default filled in; None for a request sent unchecked

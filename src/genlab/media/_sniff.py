@@ -23,7 +23,14 @@ _QUICKTIME_BOXES = (b"moov", b"mdat", b"wide", b"free", b"skip")
 
 
 class Sniffed(NamedTuple):
-    """A media file's type (``image/png``) and the extension genlab saves it with (``.png``)."""
+    """A media file's type (``image/png``) and the extension genlab saves it with (``.png``).
+
+    Example:
+        >>> sniff(bytes.fromhex("89504e470d0a1a0a") + bytes(24))
+        Sniffed(mime='image/png', extension='.png')
+        >>> by_extension(".MP4")
+        Sniffed(mime='video/mp4', extension='.mp4')
+    """
 
     mime: str
     extension: str

@@ -182,7 +182,17 @@ def read_media(
 def media_size(
     location: str | os.PathLike[str], *, storage_options: Mapping[str, Any] | None = None
 ) -> int:
-    """The size in bytes of a saved file, local or remote (raises like :func:`read_media`)."""
+    """The size in bytes of a saved file, local or remote (raises like :func:`read_media`).
+
+    Example:
+        >>> import io, pathlib, tempfile
+        >>> from PIL import Image
+        >>> buffer = io.BytesIO(); Image.new("RGB", (64, 48), "red").save(buffer, "PNG")
+        >>> png = buffer.getvalue()
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "kite.png"
+        >>> media_size(path.write_bytes(png) and path) == len(png)
+        True
+    """
     where = media_location(location)
     if isinstance(where, Path):
         return where.stat().st_size
@@ -201,6 +211,18 @@ def store_files(
     Raises:
         ConfigurationError: the store refused or the backend is missing; the message says
             what to check.
+
+    Example:
+        >>> import io, pathlib, tempfile
+        >>> from PIL import Image
+        >>> buffer = io.BytesIO(); Image.new("RGB", (64, 48), "red").save(buffer, "PNG")
+        >>> png = buffer.getvalue()
+        >>> folder = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (folder / "kite.png").write_bytes(png)
+        >>> (folder / "kept").mkdir()
+        >>> kept = store_files([folder / "kite.png"], str(folder / "kept"))
+        >>> [pathlib.Path(url).name for url in kept]
+        ['kite.png']
     """
     fs, root = _filesystem(location, storage_options)
     urls = []
@@ -227,6 +249,16 @@ def copy_media(
     """Copy saved files (local or remote) into ``location`` (a folder or a URL); new locations.
 
     A file already at its target is not copied onto itself.
+
+    Example:
+        >>> import io, pathlib, tempfile
+        >>> from PIL import Image
+        >>> buffer = io.BytesIO(); Image.new("RGB", (64, 48), "red").save(buffer, "PNG")
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "kite.png"
+        >>> _ = path.write_bytes(buffer.getvalue())
+        >>> copied = copy_media([str(path)], str(path.parent / "copy"))
+        >>> [pathlib.Path(url).name for url in copied]
+        ['kite.png']
     """
     where = media_location(location)
     out: list[Location] = []

@@ -57,6 +57,14 @@ class Item:
         version: for an experiment's result, its prompt version (``"kite@2"``).
         degraded: for a gold pair's worse side, how its copy of the result is degraded
             (``"blur"``, see :mod:`genlab.media.degrade`); None for a result as it is.
+
+    Example:
+        >>> import pandas as pd
+        >>> runs = pd.DataFrame({"task_id": ["t1", "t2"], "status": "succeeded",
+        ...                      "model": ["image-b", "image-d"], "prompt": "a kite"})
+        >>> item = items_of(runs)[0]
+        >>> item.task_id, item.model, item.prompt
+        ('t1', 'image-b', 'a kite')
     """
 
     task_id: str
@@ -116,6 +124,13 @@ def items_of(runs: pd.DataFrame, params: Sequence[str] | None = None) -> list[It
     The request of each row is its ``request`` column (a history's, the body as sent), else
     its ``params`` columns (a comparison's parameters), else every column named like a request
     field.
+
+    Example:
+        >>> import pandas as pd
+        >>> runs = pd.DataFrame({"task_id": ["t1", "t2"], "status": "succeeded",
+        ...                      "model": ["image-b", "image-d"], "prompt": "a kite"})
+        >>> [item.model for item in items_of(runs)]
+        ['image-b', 'image-d']
     """
     rows = runs
     if "status" in rows.columns:
@@ -142,7 +157,16 @@ def items_of(runs: pd.DataFrame, params: Sequence[str] | None = None) -> list[It
 
 def comparable(a: Item, b: Item, by: Sequence[str]) -> bool:
     """Whether ``a`` and ``b`` make a pair: one brief, the same settings wherever both have
-    one (except those in ``by``), different competitors."""
+    one (except those in ``by``), different competitors.
+
+    Example:
+        >>> import pandas as pd
+        >>> runs = pd.DataFrame({"task_id": ["t1", "t2"], "status": "succeeded",
+        ...                      "model": ["image-b", "image-d"], "prompt": "a kite"})
+        >>> first, second = items_of(runs)
+        >>> comparable(first, second, ("model",))  # same prompt and settings, two models
+        True
+    """
     if a.address != b.address or a.competitor(by) == b.competitor(by):
         return False
     shared = (set(a.settings) & set(b.settings)) - set(by)
@@ -150,7 +174,15 @@ def comparable(a: Item, b: Item, by: Sequence[str]) -> bool:
 
 
 def pairs_of(items: Sequence[Item], by: Sequence[str]) -> list[tuple[Item, Item]]:
-    """Every pair of ``items`` worth a vote (see :func:`comparable`), in the items' order."""
+    """Every pair of ``items`` worth a vote (see :func:`comparable`), in the items' order.
+
+    Example:
+        >>> import pandas as pd
+        >>> runs = pd.DataFrame({"task_id": ["t1", "t2"], "status": "succeeded",
+        ...                      "model": ["image-b", "image-d"], "prompt": "a kite"})
+        >>> [(a.model, b.model) for a, b in pairs_of(items_of(runs), ("model",))]
+        [('image-b', 'image-d')]
+    """
     briefs: dict[str, list[Item]] = {}
     for item in items:
         briefs.setdefault(item.address, []).append(item)

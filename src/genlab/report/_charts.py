@@ -62,6 +62,13 @@ def plot_summary(df: pd.DataFrame, by: str | Sequence[str] = "model") -> Figure:
     Example:
         fig = plot_summary(history.df(since="2026-11-01"))
         fig.savefig("latency.png")
+
+    Example:
+        >>> import pathlib, tempfile, genlab
+        >>> history = genlab.History(pathlib.Path(tempfile.mkdtemp()) / "history.sqlite")
+        >>> len(plot_summary(history.df()).axes) >= 1
+        True
+        >>> history.close()
     """
     import numpy as np
 
@@ -112,6 +119,14 @@ def plot_spend(spend_df: pd.DataFrame) -> Figure:
     Example:
         fig = plot_spend(history.spend(by="day"))
         fig.savefig("spend.png")
+
+    Example:
+        >>> import pathlib, tempfile, genlab
+        >>> from genlab.report import spend_of
+        >>> history = genlab.History(pathlib.Path(tempfile.mkdtemp()) / "history.sqlite")
+        >>> len(plot_spend(spend_of(history.df())).axes) >= 1
+        True
+        >>> history.close()
     """
     import numpy as np
 

@@ -212,6 +212,13 @@ def gallery_html(
     Example:
         html = gallery_html(history.df(tag="sweep-1"), cols=["model", "resolution"],
                             fetch=client.fetch_media)
+
+    Example:
+        >>> import pathlib, tempfile, genlab
+        >>> history = genlab.History(pathlib.Path(tempfile.mkdtemp()) / "history.sqlite")
+        >>> gallery_html(history.df()).startswith('<div class="genlab-gallery">')
+        True
+        >>> history.close()
     """
     names = [cols] if isinstance(cols, str) else list(cols)
     n = normalized(df)
@@ -287,6 +294,13 @@ def gallery(df: pd.DataFrame, **options: Any) -> HTML:
 
     Example:
         genlab.report.gallery(history.df(model="video-a"), fetch=client.fetch_media)
+
+    Example:
+        >>> import pathlib, tempfile, genlab
+        >>> history = genlab.History(pathlib.Path(tempfile.mkdtemp()) / "history.sqlite")
+        >>> type(gallery(history.df())).__name__  # a notebook shows it
+        'HTML'
+        >>> history.close()
     """
     return HTML(gallery_html(df, **options))
 
@@ -304,7 +318,15 @@ def _cell(name: str, value: Any) -> str:
 
 
 def summary_html(summary: pd.DataFrame) -> str:
-    """A summary table (from :func:`summarize`) as an escaped HTML table."""
+    """A summary table (from :func:`summarize`) as an escaped HTML table.
+
+    Example:
+        >>> import pathlib, tempfile, genlab
+        >>> history = genlab.History(pathlib.Path(tempfile.mkdtemp()) / "history.sqlite")
+        >>> summary_html(history.summary()).startswith('<table class="summary">')
+        True
+        >>> history.close()
+    """
     keys = [str(k) for k in summary.index.names]
     head = "".join(f"<th>{_esc(k)}</th>" for k in [*keys, *summary.columns])
     body = []
@@ -355,6 +377,14 @@ def report_html(
     Example:
         page = report_html(history.df(model="video-a"), title="video-a this week",
                            fetch=client.fetch_media)
+
+    Example:
+        >>> import pathlib, tempfile, genlab
+        >>> history = genlab.History(pathlib.Path(tempfile.mkdtemp()) / "history.sqlite")
+        >>> page = report_html(history.df(), title="Kites")
+        >>> page.startswith("<!DOCTYPE html>"), "<title>Kites</title>" in page
+        (True, True)
+        >>> history.close()
     """
 
     summary = summarize(df, by)
@@ -418,6 +448,14 @@ def write_report(
     Example:
         genlab.report.write_report(history.df(model="video-a"), "video-a.html",
                                    fetch=client.fetch_media)
+
+    Example:
+        >>> import pathlib, tempfile, genlab
+        >>> history = genlab.History(pathlib.Path(tempfile.mkdtemp()) / "history.sqlite")
+        >>> page = write_report(history.df(), pathlib.Path(tempfile.mkdtemp()) / "report.html")
+        >>> page.name, page.read_text().startswith("<!DOCTYPE html>")
+        ('report.html', True)
+        >>> history.close()
     """
     target = ReportFile(path)
     target.path.parent.mkdir(parents=True, exist_ok=True)

@@ -76,6 +76,15 @@ class Leaderboard:
     Example:
         board = genlab.leaderboard(history)
         board.df.loc["image-b", "score"]; board.matrix; board.chart()
+
+    Example:
+        >>> import pandas as pd
+        >>> votes = pd.DataFrame({"left_model": ["video-a", "video-a", "video-b"],
+        ...                       "right_model": ["video-b", "video-c", "video-c"],
+        ...                       "answer": ["left", "left", "tie"]})
+        >>> board = leaderboard(votes)
+        >>> len(board), board.loc["video-a", ["comparisons", "win_rate"]].tolist()
+        (3, [2.0, 1.0])
     """
 
     def __init__(
@@ -188,6 +197,15 @@ def leaderboard(
         board.df; board.chart(); board.heatmap(); board.matrix
         genlab.leaderboard(history, by="prompt_version", experiment="kite-study")
         genlab.leaderboard(history, min_gold_accuracy=0.8).notes   # whose votes were dropped
+
+    Example:
+        >>> import pandas as pd
+        >>> votes = pd.DataFrame({"left_model": ["video-a", "video-a", "video-b"],
+        ...                       "right_model": ["video-b", "video-c", "video-c"],
+        ...                       "answer": ["left", "left", "tie"]})
+        >>> board = leaderboard(votes)
+        >>> board["rank"].to_dict()
+        {'video-a': 1, 'video-c': 2, 'video-b': 3}
     """
     names = [by] if isinstance(by, str) else list(by)
     groups = [n for n in names if n in _VOTE_COLUMNS]

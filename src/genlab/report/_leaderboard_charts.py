@@ -33,6 +33,16 @@ def plot_leaderboard(board: Leaderboard) -> Figure:
     Example:
         board = genlab.leaderboard(history)
         plot_leaderboard(board).savefig("leaderboard.png")
+
+    Example:
+        >>> import pandas as pd
+        >>> votes = pd.DataFrame({"left_model": ["video-a", "video-a", "video-b"],
+        ...                       "right_model": ["video-b", "video-c", "video-c"],
+        ...                       "answer": ["left", "left", "tie"]})
+        >>> from genlab.report import leaderboard
+        >>> figure = plot_leaderboard(leaderboard(votes))
+        >>> len(figure.axes)
+        1
     """
     table = board.df
     labels = _labels(table.index)
@@ -82,6 +92,15 @@ def plot_win_rates(board: Leaderboard) -> Figure:
 
     Example:
         plot_win_rates(genlab.leaderboard(history)).savefig("win-rates.png")
+
+    Example:
+        >>> import pandas as pd
+        >>> votes = pd.DataFrame({"left_model": ["video-a", "video-a", "video-b"],
+        ...                       "right_model": ["video-b", "video-c", "video-c"],
+        ...                       "answer": ["left", "left", "tie"]})
+        >>> from genlab.report import leaderboard
+        >>> len(plot_win_rates(leaderboard(votes)).axes) >= 1
+        True
     """
     matrix = board.matrix
     values = matrix.to_numpy(dtype="float64", na_value=np.nan)

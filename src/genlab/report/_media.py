@@ -140,6 +140,16 @@ class MediaReader:
             read and rows whose media was not saved get a note.
         cache: URL -> bytes, shared between calls (a Comparison keeps one so that its
             gallery and its report fetch each result once).
+
+    Example:
+        >>> import io, pathlib, tempfile
+        >>> from PIL import Image
+        >>> buffer = io.BytesIO(); Image.new("RGB", (64, 48), "red").save(buffer, "PNG")
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "kite.png"
+        >>> _ = path.write_bytes(buffer.getvalue())
+        >>> reader = MediaReader()
+        >>> reader.read(str(path), url=None) == path.read_bytes()  # a kept file, else its URL
+        True
     """
 
     def __init__(
@@ -201,7 +211,18 @@ def embed_file(
     thumb_width: int = THUMB_WIDTH,
 ) -> Embed:
     """One saved file (a path, or a storage URL such as ``s3://bucket/runs/t1.mp4``), for a
-    view that shows results at full size: :func:`genlab.media.card.shown_file`."""
+    view that shows results at full size: :func:`genlab.media.card.shown_file`.
+
+    Example:
+        >>> import io, pathlib, tempfile
+        >>> from PIL import Image
+        >>> buffer = io.BytesIO(); Image.new("RGB", (64, 48), "red").save(buffer, "PNG")
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "kite.png"
+        >>> _ = path.write_bytes(buffer.getvalue())
+        >>> shown = embed_file(path)
+        >>> shown.tag, shown.uri.startswith("data:image/png;base64,")
+        ('img', True)
+    """
     return shown_file(path, cover, max_bytes=max_bytes, image_width=thumb_width)
 
 

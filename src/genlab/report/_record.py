@@ -29,12 +29,29 @@ def record_html(record: TaskRecord, request: Mapping[str, Any] | None = None, *,
 
 
 def records_html(records: Iterable[TaskRecord]) -> str:
-    """Several results as a grid of cards (videos wait for a click)."""
+    """Several results as a grid of cards (videos wait for a click).
+
+    Example:
+        >>> from genlab.client import TaskRecord
+        >>> record = TaskRecord(task_id="t1", status="succeeded", model="image-b",
+        ...                     images=[{"url": "https://cdn.example/kite.png"}])
+        >>> records_html([record]).startswith("<div class='genlab-records'")
+        True
+    """
     return results_html(as_result(r) for r in records)
 
 
 def as_result(record: TaskRecord, request: Mapping[str, Any] | None = None) -> Result:
-    """``record`` as a Result (itself when it is one)."""
+    """``record`` as a Result (itself when it is one).
+
+    Example:
+        >>> from genlab.client import TaskRecord
+        >>> record = TaskRecord(task_id="t1", status="succeeded", model="image-b",
+        ...                     images=[{"url": "https://cdn.example/kite.png"}])
+        >>> result = as_result(record, {"model": "image-b", "prompt": "a kite"})
+        >>> type(result).__name__, result.task_id, result.prompt
+        ('Result', 't1', 'a kite')
+    """
     if isinstance(record, Result) and request is None:
         return record
     return result_of(record, request)

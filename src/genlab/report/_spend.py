@@ -29,7 +29,15 @@ def spend_of(df: pd.DataFrame) -> pd.DataFrame:
     (a boolean ``reused`` column) with the ``credits_saved`` by them (their credits).
 
     As in ``history.spend()``, ``credits`` and ``estimated`` are missing (shown "–") for a
-    model none of whose runs had such a price."""
+    model none of whose runs had such a price.
+
+    Example:
+        >>> import pathlib, tempfile, genlab
+        >>> history = genlab.History(pathlib.Path(tempfile.mkdtemp()) / "history.sqlite")
+        >>> spend_of(history.df()).columns.tolist()[:4]
+        ['model', 'runs', 'credits', 'estimated']
+        >>> history.close()
+    """
     if df.empty or "model" not in df.columns:
         return pd.DataFrame(columns=["model", *SPEND_COLUMNS])
     n = len(df)

@@ -41,6 +41,12 @@ class Background:
 
     The pool is made on first use and again after :meth:`shutdown`, so a shared instance
     survives a shutdown (tests end each case with one, so no thread outlives it).
+
+    Example:
+        >>> work = Background(max_workers=1)
+        >>> work.run(sum, [1, 2, 3]).result()
+        6
+        >>> work.shutdown()
     """
 
     _shared: ClassVar[Background | None] = None

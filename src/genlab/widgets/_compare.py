@@ -62,6 +62,15 @@ class ComparePanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no typ
     Example:
         panel = ComparePanel(client, settings=lambda: {"model": "image-b", "prompt": "a kite"})
         panel.run(["image-b", "image-d"]).result()   # the Comparison
+
+    Example:
+        >>> import pathlib, tempfile, genlab
+        >>> history = genlab.History(pathlib.Path(tempfile.mkdtemp()) / "history.sqlite")
+        >>> with genlab.Client("http://localhost:1", "key", history=history) as client:
+        ...     panel = ComparePanel(client, lambda: {"model": "image-b", "prompt": "a kite"})
+        ...     type(panel).__name__
+        'ComparePanel'
+        >>> history.close()
     """
 
     def __init__(self, client: StudioClient, settings: Callable[[], Mapping[str, Any]]) -> None:

@@ -114,6 +114,13 @@ class ModelForm(EditNotifier, widgets.VBox):  # type: ignore[misc]  # ipywidgets
             their messages show, until :attr:`attempted`.
         last_edited: the field the person edited last.
         attempted: a submission was tried: every message shows.
+
+    Example:
+        >>> import genlab
+        >>> form = ModelForm(genlab.CATALOG["video-a"])
+        >>> form.set(prompt="a fox", duration=4)
+        >>> form.body
+        {'model': 'video-a', 'prompt': 'a fox', 'duration': 4}
     """
 
     def __init__(self, cls: type[RequestBase], client: StudioClient | None = None) -> None:

@@ -213,6 +213,13 @@ class HistoryPanel(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no typ
         panel = HistoryPanel(client.history)
         panel.set_filter(model="video-a", status="succeeded")
         panel.show_task(task_id)     # what clicking the row's Open does
+
+    Example:
+        >>> import pathlib, tempfile, genlab
+        >>> history = genlab.History(pathlib.Path(tempfile.mkdtemp()) / "history.sqlite")
+        >>> panel = HistoryPanel(history, limit=10)
+        >>> panel.refresh()  # reads the history again; a notebook shows the panel
+        >>> history.close()
     """
 
     def __init__(self, history: TaskJournal, *, limit: int = 20) -> None:

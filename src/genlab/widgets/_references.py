@@ -55,6 +55,13 @@ class ReferenceList(FieldRow):
     ``get_value()`` is a list of ``{"url": ..., "reference_type": ...}`` objects (no
     ``reference_type`` where the list has a single role), plus per-item options
     (video-e's ``keep_original_sound``).
+
+    Example:
+        >>> import genlab
+        >>> from genlab.catalog import form_fields
+        >>> spec = next(s for s in form_fields(genlab.CATALOG["video-a"]) if s.kind == "references")
+        >>> ReferenceList(spec).spec.name
+        'reference_images'
     """
 
     def __init__(self, spec: FieldSpec, client: StudioClient | None = None) -> None:

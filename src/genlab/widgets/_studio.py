@@ -122,6 +122,15 @@ def studio(
         import genlab
         client = genlab.connect()
         genlab.studio(client, model="image-d")   # the last expression of a cell: displayed
+
+    Example:
+        >>> import pathlib, tempfile, genlab
+        >>> history = genlab.History(pathlib.Path(tempfile.mkdtemp()) / "history.sqlite")
+        >>> with genlab.Client("http://localhost:1", "key", history=history) as client:
+        ...     shown = studio(client, model="image-b")  # a notebook cell shows the Studio
+        ...     shown.form.body
+        {'model': 'image-b'}
+        >>> history.close()
     """
     return Studio(client, model=model, media_dir=media_dir, history_rows=history_rows,
                   developer=developer)
@@ -157,6 +166,16 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
     the person from model to model once edited, wherever the next model can hold the value;
     the other fields keep each model's own values. Messages show under a field once it was
     touched, or after Submit was tried.
+
+    Example:
+        >>> import pathlib, tempfile, genlab
+        >>> history = genlab.History(pathlib.Path(tempfile.mkdtemp()) / "history.sqlite")
+        >>> with genlab.Client("http://localhost:1", "key", history=history) as client:
+        ...     view = Studio(client, model="video-a")
+        ...     view.form.set(prompt="a fox", duration=4)
+        ...     view.form.body
+        {'model': 'video-a', 'prompt': 'a fox', 'duration': 4}
+        >>> history.close()
     """
 
     def __init__(

@@ -43,7 +43,14 @@ class VideoBParams(ExtraParams):
 
 
 class VideoB(VideoRequest):
-    """video-b: frames, multimodal references, editing, audio, 21:9 and adaptive ratios."""
+    """video-b: frames, multimodal references, editing, audio, 21:9 and adaptive ratios.
+
+    Example:
+        >>> from genlab.catalog import validate
+        >>> request = validate({"model": "video-b", "prompt": "a fox"})
+        >>> request.resolution, request.aspect_ratio, request.duration
+        ('720P', 'adaptive', 5)
+    """
 
     EXAMPLE: ClassVar[dict[str, Any]] = {
         "model": "video-b",

@@ -30,7 +30,14 @@ class VideoCParams(ExtraParams):
 
 
 class VideoC(VideoRequest):
-    """video-c: text, first frame, multi-image reference (character1, ...), video editing."""
+    """video-c: text, first frame, multi-image reference (character1, ...), video editing.
+
+    Example:
+        >>> from genlab.catalog import validate
+        >>> request = validate({"model": "video-c", "prompt": "a fox"})
+        >>> request.resolution, request.aspect_ratio, request.duration
+        ('1080P', '16:9', 5)
+    """
 
     EXAMPLE: ClassVar[dict[str, Any]] = {
         "model": "video-c",

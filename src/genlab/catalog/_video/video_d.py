@@ -30,7 +30,16 @@ class VideoDParams(ExtraParams):
 
 
 class VideoD(VideoRequest):
-    """video-d: motion control; the character of one image moves like the one in one video."""
+    """video-d: motion control; the character of one image moves like the one in one video.
+
+    Example:
+        >>> from genlab.catalog import validate
+        >>> request = validate({"model": "video-d", "prompt": "dance",
+        ...     "reference_images": [{"url": "https://example.com/person.png"}],
+        ...     "reference_videos": [{"url": "https://example.com/moves.mp4"}]})
+        >>> type(request).__name__, str(request.mode)
+        ('VideoD', 'motion-control')
+    """
 
     EXAMPLE: ClassVar[dict[str, Any]] = {
         "model": "video-d",

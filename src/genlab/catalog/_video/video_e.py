@@ -28,7 +28,14 @@ class VideoEVideoReference(Reference):
 
 
 class VideoE(VideoRequest):
-    """video-e: asset video references, edit_source editing, multi-shot, up to 4 images."""
+    """video-e: asset video references, edit_source editing, multi-shot, up to 4 images.
+
+    Example:
+        >>> from genlab.catalog import validate
+        >>> request = validate({"model": "video-e", "prompt": "a fox"})
+        >>> request.resolution, request.aspect_ratio, request.duration
+        ('720P', '16:9', 5)
+    """
 
     EXAMPLE: ClassVar[dict[str, Any]] = {
         "model": "video-e",

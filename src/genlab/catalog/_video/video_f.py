@@ -20,7 +20,14 @@ from genlab.catalog._video_base import (
 
 
 class VideoF(VideoRequest):
-    """video-f: text, first frame, first/last-frame interpolation, multi-reference, multi-shot."""
+    """video-f: text, first frame, first/last-frame interpolation, multi-reference, multi-shot.
+
+    Example:
+        >>> from genlab.catalog import validate
+        >>> request = validate({"model": "video-f", "prompt": "a fox"})
+        >>> type(request).__name__, request.resolution
+        ('VideoF', '720P')
+    """
 
     EXAMPLE: ClassVar[dict[str, Any]] = {
         "model": "video-f",
