@@ -78,7 +78,18 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
 
     The kernels a server starts inherit its environment (a session adds its own names to
     ``os.environ``), so setting it here reaches every notebook's kernel."""
-    serverapp.contents_manager.register_pre_save_hook(keep_widget_state)
+    registered = serverapp.contents_manager
+    registered.register_pre_save_hook(keep_widget_state)
+
+    def again() -> None:
+        # Another extension may replace the contents manager after this one loaded
+        # (jupytext's does, for every server where it is installed): its saves need the
+        # hook too. Extensions all load before the server's loop turns.
+        manager = serverapp.web_app.settings.get("contents_manager", serverapp.contents_manager)
+        if manager is not registered:
+            manager.register_pre_save_hook(keep_widget_state)
+
+    serverapp.io_loop.add_callback(again)
     os.environ[FILES_URL] = _joined(serverapp.base_url, "files/")
     os.environ[FILES_ROOT] = str(Path(serverapp.root_dir).expanduser().resolve())
     serverapp.log.info("genlab: saves keep widget state; kernels link files under %s",
