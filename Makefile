@@ -4,51 +4,67 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 UV     := $(VENV)/bin/uv
 
-# Each target installs what it needs, once: a stamp per set of extras, redone when
-# pyproject.toml changes. uv installs them (pip install uv, then uv pip install ...): on this
-# project's dependencies it is several times faster than pip. It compiles the bytecode once at
-# install: otherwise, where it cannot be written (PYTHONDONTWRITEBYTECODE, a read-only venv),
-# every process the tests start (kernels, servers, CLI runs) compiles its imports again.
+# Every target installs exactly the versions of uv.lock, the repository's lock (`make lock`
+# writes it from pyproject.toml's ranges, `make upgrade` moves it to the newest releases). The
+# wheel does not carry it: `pip install genlab` resolves from pyproject.toml's ranges, whose
+# floors `make test-floors` tests.
+#
+# uv installs (pip installs uv first, at the version the lock holds: the dev extra's uv, so the
+# uv that reads and writes uv.lock is the one make test installs). On this project's
+# dependencies it is several times faster than pip. Each target installs what it needs, once: a
+# stamp per set of extras, redone when pyproject.toml or uv.lock changes. `uv sync --inexact`
+# adds a target's extras to .venv and removes nothing another target installed; genlab itself
+# is installed editable. A lock that no longer matches pyproject.toml stops the install at once
+# (checked offline) and names `make lock`. The bytecode is compiled once at install: otherwise,
+# where it cannot be written (PYTHONDONTWRITEBYTECODE, a read-only venv), every process the
+# tests start (kernels, servers, CLI runs) compiles its imports again.
+UV_VERSION := $(shell sed -n '/^name = "uv"$$/{n;s/^version = "\(.*\)"$$/\1/p;q;}' uv.lock 2>/dev/null)
+UV_STAMP   := $(VENV)/.uv-$(UV_VERSION)
+SYNC    = @$(UV) lock --check --offline --quiet 2>/dev/null || { echo "uv.lock does not match" \
+            "pyproject.toml: run \`make lock\` (uv lock), then commit uv.lock" >&2; exit 1; }; \
+          echo "installing uv.lock's versions of genlab's $(1) extras into $(or $(2),$(VENV))"; \
+          UV_PROJECT_ENVIRONMENT=$(abspath $(or $(2),$(VENV))) $(UV) sync --locked --inexact --quiet \
+            --compile-bytecode $(foreach extra,$(1),--extra $(extra))
 DEMO    := $(VENV)/.installed-demo
 DEV     := $(VENV)/.installed-dev
 LAB     := $(VENV)/.installed-lab
 APP     := $(VENV)/.installed-app
 BROWSER := $(VENV)/.installed-browser
-# The docs tools live in an environment of their own: mkdocs-jupyter brings jupytext, whose
-# Jupyter server extension replaces the contents manager and bypasses genlab's pre-save hook
-# (a saved Studio would lose its widgets: tests/test_jupyter_install.py fails beside it).
+# The docs tools live in an environment of their own, installed from the lock as well: the
+# site's tools stay out of the one the tests and make lab use.
 DOCS_VENV ?= .venv-docs
 DOCS      := $(DOCS_VENV)/.installed-docs
 
-.PHONY: demo lab app test test-browser docs lint typecheck pytest postgres bench reliability serve clean
+.PHONY: demo lab app test test-browser docs lint typecheck pytest postgres bench reliability \
+        serve clean lock upgrade binder test-floors test-latest
 
-$(UV):
+$(UV_STAMP):
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet uv
+	$(PY) -m pip install --quiet "uv$(if $(UV_VERSION),==$(UV_VERSION))"
+	@rm -f $(VENV)/.uv-* && touch $@
 
-$(DEMO): pyproject.toml | $(UV)
-	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e ".[emulator,notebook]"
+$(DEMO): pyproject.toml uv.lock | $(UV_STAMP)
+	$(call SYNC,emulator notebook)
 	@touch $@
 
-$(DEV): pyproject.toml | $(UV)
-	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e ".[dev]"
+$(DEV): pyproject.toml uv.lock | $(UV_STAMP)
+	$(call SYNC,dev)
 	@touch $@ $(DEMO)
 
-$(LAB): pyproject.toml | $(UV)
-	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e ".[lab]"
+$(LAB): pyproject.toml uv.lock | $(UV_STAMP)
+	$(call SYNC,lab)
 	@touch $@
 
-$(APP): pyproject.toml | $(UV)
-	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e ".[app]"
+$(APP): pyproject.toml uv.lock | $(UV_STAMP)
+	$(call SYNC,app)
 	@touch $@ $(DEMO)
 
-$(BROWSER): pyproject.toml | $(UV)
-	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e ".[dev,browser]"
+$(BROWSER): pyproject.toml uv.lock | $(UV_STAMP)
+	$(call SYNC,dev browser)
 	@touch $@ $(DEV) $(DEMO)
 
-$(DOCS): pyproject.toml | $(UV)
-	@test -x $(DOCS_VENV)/bin/python || $(UV) venv --quiet --python $(PY) $(DOCS_VENV)
-	$(UV) pip install --quiet --compile-bytecode --python $(DOCS_VENV)/bin/python -e ".[docs]"
+$(DOCS): pyproject.toml uv.lock | $(UV_STAMP)
+	$(call SYNC,docs,$(DOCS_VENV))
 	@touch $@
 
 demo: $(DEMO)
@@ -130,5 +146,72 @@ reliability: $(DEV)
 serve: $(DEMO)
 	$(PY) -m genlab serve
 
+# uv.lock again from pyproject.toml's ranges, keeping the locked versions that still fit (after
+# a change to the dependencies), and binder/requirements.txt from it. Commit both.
+lock: | $(UV_STAMP)
+	$(UV) lock
+	@$(MAKE) --no-print-directory binder
+
+# Every locked package at its newest release: uv prints what moved (old -> new). Then the lock
+# again with the uv it now holds, when uv itself moved (its format is that uv's), binder's
+# requirements, and make test on the new versions.
+upgrade: | $(UV_STAMP)
+	@$(UV) lock --upgrade 2>$(VENV)/upgrade.log || { cat $(VENV)/upgrade.log >&2; exit 1; }
+	@moved=$$(grep -E '^(Updated|Added|Removed) ' $(VENV)/upgrade.log); \
+	echo "uv.lock upgraded; what moved (old -> new):"; echo "$${moved:-nothing, all at their newest}"
+	@$(MAKE) --no-print-directory lock
+	@$(MAKE) --no-print-directory test
+
+# Binder installs from binder/requirements.txt, exported from the lock: the app and lab extras
+# (the emulator, the notebooks, Voila, JupyterLab and Notebook 7) at their locked versions, and
+# genlab itself from the repository's root, not editable. tests/test_lock.py checks it is
+# the lock's export.
+BINDER_EXPORT := export --locked --offline --no-hashes --no-annotate --no-editable \
+                 --extra app --extra lab
+binder: | $(UV_STAMP)
+	@{ echo "# Generated from uv.lock by \`make binder\` (make lock and make upgrade run it): do not edit."; \
+	  echo "# repo2docker installs it from the repository's root: genlab itself (the \`.\` line) and,"; \
+	  echo "# at the lock's versions, what its app and lab extras bring: the emulator and the notebooks'"; \
+	  echo "# packages (every notebook runs offline against the embedded emulator), Voila for the Studio"; \
+	  echo "# as an app (/voila/render/notebooks/app/studio.ipynb), JupyterLab and Notebook 7. A team's"; \
+	  echo "# PostgreSQL and object-storage drivers are left out: Binder needs neither."; \
+	  $(UV) $(BINDER_EXPORT); } > binder/requirements.txt.new
+	@mv binder/requirements.txt.new binder/requirements.txt
+	@echo "binder/requirements.txt: exported from uv.lock"
+
+# pyproject.toml's ranges, honestly: the test suite (as make pytest runs it, browser tests
+# aside) in a venv of its own with every direct dependency at the lowest version pyproject.toml
+# allows (lowest-direct: what those need, at its newest). Each floor raised because of it says
+# why beside it in pyproject.toml.
+FLOORS := .venv-floors
+$(FLOORS)/.installed: pyproject.toml | $(UV_STAMP)
+	rm -rf $(FLOORS)
+	$(UV) venv --quiet --python $(PYTHON) $(FLOORS)
+	$(UV) pip install --quiet --compile-bytecode --python $(FLOORS)/bin/python \
+	  --resolution lowest-direct -e ".[dev]"
+	@touch $@
+
+test-floors: $(FLOORS)/.installed postgres
+	PYTHONDONTWRITEBYTECODE= $(FLOORS)/bin/python -m pytest -n auto --dist loadfile
+
+# Today's newest releases of everything, without the lock, in a venv of its own made again
+# each run: what make upgrade would bring, as named failures before anyone upgrades. Lint and
+# mypy run too (newer stubs and type hints break mypy first, as stamina 26.2 did).
+LATEST := .venv-latest
+test-latest: postgres | $(UV_STAMP)
+	rm -rf $(LATEST)
+	$(UV) venv --quiet --python $(PYTHON) $(LATEST)
+	$(UV) pip install --quiet --compile-bytecode --python $(LATEST)/bin/python \
+	  --resolution highest -e ".[dev]"
+	@failed=; \
+	$(LATEST)/bin/ruff check src tests benchmarks || failed="$$failed ruff"; \
+	$(LATEST)/bin/lint-imports --no-cache || failed="$$failed lint-imports"; \
+	$(LATEST)/bin/mypy || failed="$$failed mypy"; \
+	PYTHONDONTWRITEBYTECODE= $(LATEST)/bin/python -m pytest -n auto --dist loadfile \
+	  || failed="$$failed pytest"; \
+	if [ -n "$$failed" ]; then echo "make test-latest: failed with today's releases:$$failed"; \
+	  exit 1; fi
+
 clean:
-	rm -rf $(VENV) $(DOCS_VENV) build .mypy_cache .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(DOCS_VENV) $(FLOORS) $(LATEST) build .mypy_cache .pytest_cache .ruff_cache \
+	  .hypothesis

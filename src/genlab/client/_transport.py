@@ -206,10 +206,15 @@ class Http:
 
     def retrying(self, on: Callable[[Exception], bool | float]) -> Any:
         """A stamina retry context on the client's schedule (``max_retries``, the waits);
-        ``on`` says whether an exception is retried, or after how many seconds."""
+        ``on`` says whether an exception is retried, or after how many seconds. What is not an
+        Exception (a cancellation, KeyboardInterrupt) is never retried."""
         c = self.config
+
+        def judge(exc: BaseException) -> bool | float:  # stamina's type since 26.2
+            return isinstance(exc, Exception) and on(exc)
+
         return stamina.retry_context(
-            on=on,
+            on=judge,
             attempts=c.max_retries + 1,
             timeout=None,
             wait_initial=c.retry_wait_initial,
