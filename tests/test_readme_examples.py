@@ -184,7 +184,9 @@ def test_every_python_block_is_checked() -> None:
     pattern, and no page with a Python example is left out of ``PAGES``."""
     pages = [README, *(ROOT / "docs").rglob("*.md")]
     with_python = {page for page in pages if "```python" in page.read_text()}
-    assert with_python == {README, *PAGES}
+    # docs/judges.md's judge calls a vision endpoint: tests/test_judge.py runs it against a
+    # fake one of its own.
+    assert with_python - {ROOT / "docs" / "judges.md"} == {README, *PAGES}
     fences = sum(re.findall(r"^```(\w*)$", page.read_text(), re.M).count("python")
-                 for page in with_python)
+                 for page in with_python - {ROOT / "docs" / "judges.md"})
     assert fences == len(BLOCKS) >= 7

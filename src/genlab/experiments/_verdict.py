@@ -329,6 +329,12 @@ def resolve_version(history: History, cells: Sequence[Mapping[str, Any]], ref: s
 
     Raises:
         LookupError: none of the versions, or several.
+
+    Example:
+        >>> cells = [{"prompt_name": "kite", "prompt_version": 1},
+        ...          {"prompt_name": "kite", "prompt_version": 2}]
+        >>> resolve_version(None, cells, "kite@2"), resolve_version(None, cells, "v1")
+        (('kite', 2), ('kite', 1))
     """
     have = sorted({(str(c["prompt_name"]), int(c["prompt_version"])) for c in cells})
     if isinstance(ref, tuple):

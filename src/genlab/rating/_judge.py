@@ -85,6 +85,11 @@ class JudgeRun:
         left: pairs not asked because of ``max_calls`` (a next run asks them).
         failed: ``(left task, right task, why)`` of calls that raised or gave no answer.
         answers: how many of each answer this run recorded.
+
+    Example:
+        >>> run = JudgeRun(rater="judge:sharper@1", pairs=4, judged_before=4)
+        >>> run.asked, run.left
+        (0, 0)
     """
 
     rater: str

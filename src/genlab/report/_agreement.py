@@ -200,7 +200,12 @@ def _read(source: History | pd.DataFrame, experiment: str | None, tag: str | Non
 
 
 def is_judge(rater: pd.Series) -> pd.Series:
-    """Which of ``rater`` (a Series of names) are judges (``judge:...``)."""
+    """Which of ``rater`` (a Series of names) are judges (``judge:...``).
+
+    Example:
+        >>> is_judge(pd.Series(["ana", "judge:sharper@1", None])).tolist()
+        [False, True, False]
+    """
     return rater.fillna("").astype(str).str.startswith(JUDGE_PREFIX)
 
 
