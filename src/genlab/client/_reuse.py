@@ -58,6 +58,13 @@ class ReusedRecord(Result):
 
     It is a :class:`~genlab.Result` in every other way; ``client.download(record, dir)``
     copies its saved files when there are any.
+
+    Example:
+        >>> from genlab.client._protocols import Reused
+        >>> record = ReusedRecord(task_id="t2", status="succeeded", model="image-b",
+        ...                       reused=Reused("t1", None, 40))
+        >>> record.note
+        'reused task t1, 40 credits saved; reuse=False for a fresh one'
     """
 
     reused: Reused = Field(exclude=True, repr=False)

@@ -41,7 +41,17 @@ _DEFAULT: dict[str, History] = {}
 
 def default_history() -> History:
     """The history ``genlab.connect()`` opens by default (``$GENLAB_HISTORY``, else
-    ``.genlab/history.sqlite`` in the working directory), opened once per location."""
+    ``.genlab/history.sqlite`` in the working directory), opened once per location.
+
+    Example:
+        >>> import os, tempfile
+        >>> from unittest import mock
+        >>> where = os.path.join(tempfile.mkdtemp(), "h.sqlite")
+        >>> with mock.patch.dict(os.environ, {"GENLAB_HISTORY": where}):
+        ...     history = default_history()
+        ...     print(history is default_history(), history.path.name)
+        True h.sqlite
+    """
     key = os.environ.get("GENLAB_HISTORY") or os.path.abspath(os.path.join(".genlab", "x"))
     if key not in _DEFAULT:
         _DEFAULT[key] = History()

@@ -95,7 +95,18 @@ def locate(location: str | os.PathLike[str] | None = None) -> Location:
 
 
 def default_path() -> Path:
-    """``$GENLAB_HISTORY`` when it is a path, else ``.genlab/history.sqlite``."""
+    """``$GENLAB_HISTORY`` when it is a path, else ``.genlab/history.sqlite``.
+
+    Example:
+        >>> import os
+        >>> from unittest import mock
+        >>> with mock.patch.dict(os.environ, {"GENLAB_HISTORY": "runs/h.sqlite"}):
+        ...     default_path().as_posix()
+        'runs/h.sqlite'
+        >>> with mock.patch.dict(os.environ, {"GENLAB_HISTORY": ""}):
+        ...     default_path().as_posix()
+        '.genlab/history.sqlite'
+    """
     where = locate(None)
     return where.path if where.path is not None else DEFAULT_PATH
 

@@ -41,6 +41,16 @@ class Chooser:
         first, second: each candidate's two competitors (codes below ``competitors``).
         prompts: each candidate's prompt (a code), to spread votes over prompts.
         rng: breaks the last ties.
+
+    Example:
+        >>> import numpy as np
+        >>> chooser = Chooser(3, first=np.array([0, 0]), second=np.array([1, 2]),
+        ...                   prompts=np.array([0, 0]), rng=np.random.default_rng(0))
+        >>> nothing = np.zeros((3, 3))
+        >>> chooser.next(nothing, nothing, np.array([False, True]))  # only the second is left
+        1
+        >>> chooser.next(nothing, nothing, np.array([False, False])) is None
+        True
     """
 
     def __init__(

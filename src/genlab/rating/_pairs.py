@@ -238,7 +238,15 @@ def rating_entry(left: Item, right: Item, answer: Answer, *, rater: str | None,
     """The vote ``answer`` between ``left`` and ``right`` as shown, ready for
     ``History.add_rating``: both sides' models, settings and brief, and the tag the two
     results share (else ``tag``: the source's). A person's vote and a judge's are recorded
-    alike."""
+    alike.
+
+    Example:
+        >>> left = Item("t1", "video-a", "waves", "addr", row={"tag": "sea"})
+        >>> right = Item("t2", "video-b", "waves", "addr", row={"tag": "sea"})
+        >>> entry = rating_entry(left, right, "left", rater="ana", tag=None)
+        >>> entry.left_model, entry.right_model, entry.tag, entry.rater
+        ('video-a', 'video-b', 'sea', 'ana')
+    """
     shared = left.row.get("tag") if left.row.get("tag") == right.row.get("tag") else None
     return RatingEntry(
         left.task_id, right.task_id, answer,

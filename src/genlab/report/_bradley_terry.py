@@ -223,6 +223,12 @@ class Strengths:
         theta: each competitor's strength (logits; 0, the prior's mean, for one not ranked).
         covariance: the fit's own covariance of the strengths (:func:`covariance`).
         ranked: which competitors the votes connect into one ranking (:func:`ranked`).
+
+    Example:
+        >>> import numpy as np
+        >>> even = Strengths(np.zeros(2), np.eye(2), np.array([True, True]))
+        >>> even.outcome_uncertainty().tolist()   # p(1 - p) = 0.25 times a variance of 2
+        [[-inf, 0.5], [0.5, -inf]]
     """
 
     theta: Matrix
