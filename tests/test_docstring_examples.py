@@ -19,11 +19,7 @@ PACKAGES = ("genlab", "genlab.catalog", "genlab.client", "genlab.history", "genl
 
 NOT_YET: frozenset[str] = frozenset({
     # Added with agreement, judges and verdicts (issue 40) in the same change as this rule.
-    "genlab.Agreement",
-    "genlab.Verdict",
-    "genlab.agreement",
     "genlab.experiments.verdict_in",
-    "genlab.experiments.verdict_of",
     "genlab.judge",
     "genlab.widgets.RatingPage",
     "genlab.widgets.rating_page",
@@ -32,10 +28,7 @@ NOT_YET: frozenset[str] = frozenset({
     "genlab.experiments.Experiment",
     "genlab.experiments.run_scorers",
     "genlab.rate",
-    "genlab.rating.Pair",
     "genlab.rating.RatingSession",
-    "genlab.rating.Source",
-    "genlab.rating.source_of",
     "genlab.report.Embed",
     "genlab.report.outcomes_html",
     "genlab.report.poster",

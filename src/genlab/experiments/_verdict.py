@@ -70,7 +70,18 @@ class Verdict:
         counts: for votes, ``candidate`` and ``baseline`` (pairs each won), ``even`` (pairs
             with votes that went to neither) and ``votes``; for a scorer, ``pairs`` and
             ``higher`` (the candidate's scores above the baseline's).
-    """
+
+    Example:
+        >>> cells = [{"task_id": f"{m}{v}", "model": m, "prompt_name": "kite",
+        ...           "prompt_version": v} for m in "abcdef" for v in (1, 2)]
+        >>> sharp = {f"{m}{v}": {"sharpness": float(v)} for m in "abcdef" for v in (1, 2)}
+        >>> found = verdict_of(cells, ("kite", 1), ("kite", 2), metric="sharpness",
+        ...                    scores=sharp)
+        >>> found.outcome, found.effect, found.n
+        ('better', 1.0, 6)
+        >>> print(found)
+        kite@2 against kite@1: better: median sharpness change +1 over 6 paired cells (95 % interval +1 to +1)
+    """  # noqa: E501
 
     outcome: Outcome
     effect: float
@@ -155,6 +166,14 @@ def verdict_of(
 
     Raises:
         ValueError: ``alpha`` not between 0 and 1.
+
+    Example:
+        >>> cells = [{"task_id": f"{m}{v}", "model": m, "prompt_name": "kite",
+        ...           "prompt_version": v} for m in "abcdef" for v in (1, 2)]
+        >>> votes = [(f"{m}2", f"{m}1", "left") for m in "abcdef"]  # version 2 won each
+        >>> found = verdict_of(cells, ("kite", 1), ("kite", 2), votes=votes)
+        >>> found.outcome, found.counts["candidate"], [round(x, 2) for x in found.interval]
+        ('better', 6, [0.54, 1.0])
     """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha}")

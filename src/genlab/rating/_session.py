@@ -72,6 +72,15 @@ class Pair:
         gold: for a gold pair (a result against a degraded copy of itself), the side known
             to be better, ``"left"`` or ``"right"``; None for a real pair. The view never
             shows it.
+
+    Example:
+        >>> from genlab.rating._pairs import Item
+        >>> pair = Pair("t1", "t2", "waves", 0, Item("t1", "video-a", "waves", "addr"),
+        ...             Item("t2", "video-b", "waves", "addr"))
+        >>> pair
+        Pair(left='t1', right='t2', prompt='waves', index=0, gold=None)
+        >>> pair.left_item.model
+        'video-a'
     """
 
     left: str

@@ -25,7 +25,18 @@ from genlab.report import Fetch
 @dataclass(slots=True)
 class Source:
     """A source made plain: its run rows, their request parameters, the history votes go to,
-    and how media not saved can be read; for an experiment, its name and its cells."""
+    and how media not saved can be read; for an experiment, its name and its cells.
+
+    Example:
+        >>> import os, tempfile
+        >>> import pandas as pd
+        >>> from genlab.history import History
+        >>> history = History(os.path.join(tempfile.mkdtemp(), "h.sqlite"))
+        >>> runs = pd.DataFrame({"task_id": ["t1", "t2"], "model": ["video-a", "video-b"]})
+        >>> plain = Source(runs, None, history, None, "sea")
+        >>> plain.tag, plain.experiment, len(plain.runs)
+        ('sea', None, 2)
+    """
 
     runs: pd.DataFrame
     params: tuple[str, ...] | None
@@ -47,6 +58,17 @@ def source_of(
 
     Raises:
         TypeError: ``source`` is none of the four, or filters were given for a table.
+
+    Example:
+        >>> import os, tempfile
+        >>> import pandas as pd
+        >>> from genlab.history import History
+        >>> history = History(os.path.join(tempfile.mkdtemp(), "h.sqlite"))
+        >>> runs = pd.DataFrame({"task_id": ["t1", "t2"], "model": ["video-a", "video-b"],
+        ...                      "tag": ["sea", "sea"]})
+        >>> plain = source_of(runs, history=history)
+        >>> plain.tag, plain.history is history, len(plain.runs)
+        ('sea', True, 2)
     """
     wanted: dict[str, Any] = dict(filters or {})
     if isinstance(source, Experiment):

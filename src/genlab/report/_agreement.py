@@ -75,6 +75,16 @@ class Agreement:
         accuracy, accuracy_interval: against a judge, the share of people's decisive votes
             it matched; against a scorer, the share won by the side it scored higher.
         compared: the people's votes the judge or scorer was compared on.
+
+    Example:
+        >>> import pandas as pd
+        >>> votes = pd.DataFrame({"rater": ["ana", "ben", "ana", "ben"],
+        ...                       "left_task": ["t1", "t2", "t3", "t3"],
+        ...                       "right_task": ["t2", "t1", "t4", "t4"],
+        ...                       "answer": ["left", "right", "left", "left"]})
+        >>> found = agreement(votes, rounds=50)
+        >>> found.pairs, found.percent, found.flagged
+        (2, 1.0, [])
     """
 
     alpha: float
@@ -144,9 +154,20 @@ def agreement(
             ``against`` a scorer with a DataFrame source.
 
     Example:
-        genlab.agreement(history, tag="kites")                  # raters' agreement
-        genlab.agreement(history, against="judge:sharper@1")    # a judge against people
-        genlab.agreement(history, against="sharpness")          # a score against people
+        >>> import pandas as pd
+        >>> votes = pd.DataFrame({"rater": ["ana", "ben", "ana", "ben"],
+        ...                       "left_task": ["t1", "t2", "t3", "t3"],
+        ...                       "right_task": ["t2", "t1", "t4", "t4"],
+        ...                       "answer": ["left", "left", "left", "left"]})
+        >>> found = agreement(votes, rounds=50)  # ben's t2-over-t1 disagrees with ana
+        >>> found.pairs, found.percent
+        (2, 0.5)
+
+        With a history::
+
+            genlab.agreement(history, tag="kites")                  # raters' agreement
+            genlab.agreement(history, against="judge:sharper@1")    # a judge against people
+            genlab.agreement(history, against="sharpness")          # a score against people
     """
     votes = _read(source, experiment, tag)
     every = votes
