@@ -19,23 +19,16 @@ PACKAGES = ("genlab", "genlab.catalog", "genlab.client", "genlab.history", "genl
 
 NOT_YET: frozenset[str] = frozenset({
     # Added with agreement, judges and verdicts (issue 40) in the same change as this rule.
-    "genlab.experiments.verdict_in",
     "genlab.judge",
     "genlab.widgets.RatingPage",
     "genlab.widgets.rating_page",
     "genlab.Comparison",
     "genlab.experiment",
     "genlab.experiments.Experiment",
-    "genlab.experiments.run_scorers",
     "genlab.rate",
     "genlab.rating.RatingSession",
-    "genlab.report.Embed",
-    "genlab.report.outcomes_html",
-    "genlab.report.poster",
-    "genlab.report.video_preview",
     "genlab.widgets.Rater",
     "genlab.widgets.TaskCard",
-    "genlab.widgets.keep_widget_state",
 })
 
 

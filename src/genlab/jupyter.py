@@ -132,6 +132,20 @@ def keep_widget_state(model: dict[str, Any], path: str, contents_manager: Any,
     a notebook, or a notebook saved for the first time, is left as it is; so is the save when
     the file on disk cannot be read (the save itself must never fail because of this hook), or
     when the server keeps notebooks elsewhere than in local files.
+
+    Example:
+        >>> import json, tempfile
+        >>> from types import SimpleNamespace
+        >>> folder = tempfile.mkdtemp()
+        >>> shows = {"cells": [{"outputs": [{"data": {VIEW: {"model_id": "w1"}}}]}]}
+        >>> kept = {"state": {"w1": {"model_name": "ButtonModel"}}}
+        >>> with open(os.path.join(folder, "a.ipynb"), "w") as file:
+        ...     json.dump(dict(shows, metadata={"widgets": {STATE: kept}}), file)
+        >>> saving = {"type": "notebook", "content": dict(shows, metadata={})}
+        >>> files = SimpleNamespace(_get_os_path=lambda name: os.path.join(folder, name))
+        >>> keep_widget_state(saving, "a.ipynb", files)
+        >>> saving["content"]["metadata"]["widgets"][STATE] == kept
+        True
     """
     if model.get("type") != "notebook" or not isinstance(model.get("content"), dict):
         return

@@ -33,7 +33,15 @@ def resolve_scorers(scorers: Iterable[str | Scorer] | None) -> dict[str, Scorer]
 
 
 def run_scorers(result: Result, scorers: Mapping[str, Scorer]) -> dict[str, float | None]:
-    """Each scorer's number for ``result``; None where one cannot judge or fails (logged)."""
+    """Each scorer's number for ``result``; None where one cannot judge or fails (logged).
+
+    Example:
+        >>> def letters(result):
+        ...     return float(len(result.prompt or ""))
+        >>> run_scorers(Result(task_id="t1", status="succeeded", request={"prompt": "kite"}),
+        ...             resolve_scorers([letters]))
+        {'letters': 4.0}
+    """
     return score(result, scorers)
 
 

@@ -310,6 +310,22 @@ def verdict_in(
     Raises:
         LookupError: no such experiment, or a version it does not have.
         ValueError: a metric it has no scores for, or a bad ``alpha``.
+
+    Example:
+        >>> import os, tempfile
+        >>> history = History(os.path.join(tempfile.mkdtemp(), "h.sqlite"))
+        >>> history.plan_cells("kites", [
+        ...     {"cell": f"{m}{v}", "prompt_name": "kite", "prompt_version": v, "variables": {},
+        ...      "model": m, "seed": 1, "address": f"{m}{v}"} for m in "abcdef" for v in (1, 2)])
+        12
+        >>> for m in "abcdef":
+        ...     for v in (1, 2):
+        ...         history.cell_task("kites", f"{m}{v}", f"task_{m}{v}")
+        ...         history.save_scores(f"task_{m}{v}", {"sharpness": 10.0 + v})
+        >>> found = verdict_in(history, "kites", "kite@1", "kite@2", metric="sharpness")
+        >>> found.outcome, found.n
+        ('better', 6)
+        >>> history.close()
     """
     cells = history.experiment_cells(experiment)
     if not cells:

@@ -97,6 +97,13 @@ class Shown:
 
     ``tag`` is None when nothing can be shown; ``note`` then says why. ``poster`` is a
     video's first frame as a data URI.
+
+    Example:
+        >>> shown = Shown("img", data_uri(b"...", "image/png"))
+        >>> shown.tag, shown.uri.startswith("data:image/png;base64,")
+        ('img', True)
+        >>> Shown(None, note="media unavailable (HTTP 404)").note
+        'media unavailable (HTTP 404)'
     """
 
     tag: Literal["video", "img"] | None
@@ -548,7 +555,16 @@ def results_html(results: Iterable[Result], *, play: Play = "click") -> str:
 
 def outcomes_html(outcomes: Iterable[Any]) -> str:
     """A ``map`` (or ``compare``) outcome list as a grid: each result's card, or the error
-    that kept a request from one, escaped (each outcome draws itself)."""
+    that kept a request from one, escaped (each outcome draws itself).
+
+    Example:
+        >>> from genlab.media import Result
+        >>> html = outcomes_html([
+        ...     Result(task_id="t1", status="succeeded", model="image-b"),
+        ...     Result(task_id="t2", status="failed", model="video-a", error="refused")])
+        >>> html.count("class='genlab-record'"), "task t2" in html, "refused" in html
+        (2, True, True)
+    """
     return grid(outcome._repr_html_() for outcome in outcomes)
 
 

@@ -176,6 +176,12 @@ def video_preview(data: bytes, *, width: int = PREVIEW_WIDTH) -> bytes:
     Results are cached by content, so a gallery and a report built from the same run encode
     each video once; and each is made once: a caller asking while the same preview is being
     made (a card drawn while the client still makes it, at keep time) waits for that one.
+
+    Example:
+        >>> from genlab.emulator import samples
+        >>> clip = samples.video(160, 120, 0.5)   # H.264 MP4: it already plays everywhere
+        >>> video_preview(clip) == clip, video_preview(b"not a video")
+        (True, b'not a video')
     """
     key = hashlib.blake2b(data, digest_size=16).digest() + width.to_bytes(4, "big")
     while True:  # made once: a caller that finds it in the making waits for it
@@ -292,6 +298,14 @@ def poster(data: bytes, *, width: int = 160) -> bytes | None:
     """The first frame of a video as JPEG bytes, at most ``width`` px wide (None if unreadable).
 
     Cards show it until the video plays; reference lists show it as the video's thumbnail.
+
+    Example:
+        >>> import io
+        >>> from PIL import Image
+        >>> from genlab.emulator import samples
+        >>> jpeg = poster(samples.video(320, 240, 0.5), width=80)
+        >>> Image.open(io.BytesIO(jpeg)).size, poster(b"not a video") is None
+        ((80, 60), True)
     """
     try:
         import av
