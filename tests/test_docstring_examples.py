@@ -20,14 +20,9 @@ PACKAGES = ("genlab", "genlab.catalog", "genlab.client", "genlab.history", "genl
 NOT_YET: frozenset[str] = frozenset({
     # Added with agreement, judges and verdicts (issue 40) in the same change as this rule.
     "genlab.judge",
-    "genlab.widgets.RatingPage",
-    "genlab.widgets.rating_page",
     "genlab.Comparison",
     "genlab.experiment",
     "genlab.experiments.Experiment",
-    "genlab.rate",
-    "genlab.rating.RatingSession",
-    "genlab.widgets.Rater",
     "genlab.widgets.TaskCard",
 })
 

@@ -114,10 +114,18 @@ class RatingSession:
         gold: the share of pairs shown that are gold pairs (0: none).
 
     Example:
-        session = RatingSession(cmp, seed=1)
-        session.current              # Pair(left='task_…', right='task_…', ...)
-        session.answer("right")      # recorded; the next pair is on screen
-        session.progress_text        # '1 of 6 pairs'
+        >>> import os, tempfile
+        >>> history = History(os.path.join(tempfile.mkdtemp(), "h.sqlite"))
+        >>> runs = pd.DataFrame({"task_id": ["t1", "t2", "t3"], "prompt": ["waves"] * 3,
+        ...                      "model": ["video-a", "video-b", "video-c"]})
+        >>> session = RatingSession(runs, history=history, seed=1, rater="ana")
+        >>> session.current
+        Pair(left='t3', right='t2', prompt='waves', index=2, gold=None)
+        >>> session.answer("left")   # recorded in the history; the next pair is on screen
+        Pair(left='t1', right='t3', prompt='waves', index=1, gold=None)
+        >>> session.progress_text, len(history.ratings())
+        ('1 of 3 pairs', 1)
+        >>> history.close()
     """
 
     def __init__(

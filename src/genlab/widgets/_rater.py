@@ -129,9 +129,20 @@ def rate(
             pair). Gold votes are kept apart and never count in a leaderboard.
 
     Example:
-        cmp = genlab.compare(client, ["a kite", "a fox"], ["image-b", "image-d"],
-                             download_dir="genlab-output/kites")
-        genlab.rate(cmp)
+        >>> import os, tempfile
+        >>> history = History(os.path.join(tempfile.mkdtemp(), "h.sqlite"))
+        >>> runs = pd.DataFrame({"task_id": ["t1", "t2", "t3"], "prompt": ["waves"] * 3,
+        ...                      "model": ["video-a", "video-b", "video-c"]})
+        >>> rater = rate(runs, history=history, seed=1, rater="ana")
+        >>> rater.done, rater.goal, rater.session.current.prompt
+        (0, 3, 'waves')
+        >>> history.close()
+
+        In a notebook::
+
+            cmp = genlab.compare(client, ["a kite", "a fox"], ["image-b", "image-d"],
+                                 download_dir="genlab-output/kites")
+            genlab.rate(cmp)
         genlab.rate(exp)      # then exp.leaderboard() ranks its prompt versions
         genlab.rate(history, tag="kites", rater="ana", overlap=0.2, gold=0.1)
     """
@@ -152,6 +163,16 @@ class Rater(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
         buttons: answer name (``left``, ``right``, ``tie``, ``bad``, ``skip``, ``undo``) ->
             its button.
         header, stage, keyboard, status, board: the parts, for tests and layouts.
+
+    Example:
+        >>> import os, tempfile
+        >>> history = History(os.path.join(tempfile.mkdtemp(), "h.sqlite"))
+        >>> runs = pd.DataFrame({"task_id": ["t1", "t2", "t3"], "prompt": ["waves"] * 3,
+        ...                      "model": ["video-a", "video-b", "video-c"]})
+        >>> rater = Rater(RatingSession(runs, history=history, seed=1), board=False)
+        >>> sorted(rater.buttons), "0 of 3 pairs" in rater.header.value
+        (['bad', 'left', 'right', 'skip', 'tie', 'undo'], True)
+        >>> history.close()
     """
 
     done = traitlets.Int(0)

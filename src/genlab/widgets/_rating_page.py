@@ -40,7 +40,16 @@ _CSS = (
 def rating_page(name: str, *, history: History | None = None, pairs: int | None = None,
                 seed: int | None = None) -> RatingPage:
     """The rating page of experiment or tag ``name`` (see the module); the app's notebook
-    (``genlab app --rate NAME``) shows it."""
+    (``genlab app --rate NAME``) shows it.
+
+    Example:
+        >>> import os, tempfile
+        >>> history = History(os.path.join(tempfile.mkdtemp(), "h.sqlite"))
+        >>> page = rating_page("kites", history=history)   # nothing of that name yet
+        >>> "Nothing to rate under &#x27;kites&#x27;" in page.left.value, page.rater
+        (True, None)
+        >>> history.close()
+    """
     return RatingPage(name, history=history, pairs=pairs, seed=seed)
 
 
@@ -55,6 +64,17 @@ class RatingPage(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type 
 
     Attributes:
         who, start_button, left, thanks: the parts; ``rater`` once started (None before).
+
+    Example:
+        >>> import os, tempfile
+        >>> history = History(os.path.join(tempfile.mkdtemp(), "h.sqlite"))
+        >>> page = RatingPage("kites", history=history)
+        >>> page.start_button.disabled       # Start waits for a name
+        True
+        >>> page.who.value = "ana"
+        >>> page.start_button.disabled
+        False
+        >>> history.close()
     """
 
     def __init__(self, name: str, *, history: History | None = None, pairs: int | None = None,
