@@ -19,10 +19,7 @@ PACKAGES = ("genlab", "genlab.catalog", "genlab.client", "genlab.history", "genl
 
 NOT_YET: frozenset[str] = frozenset({
     # Added with agreement, judges and verdicts (issue 40) in the same change as this rule.
-    "genlab.judge",
-    "genlab.Comparison",
     "genlab.experiment",
-    "genlab.experiments.Experiment",
     "genlab.widgets.TaskCard",
 })
 

@@ -51,12 +51,23 @@ class Comparison:
             :meth:`leaderboard` and :meth:`to_html` read them back.
 
     Example:
-        cmp.summary()                  # per model: runs, success rate, p50/p95 s, credits
-        cmp.gallery()                  # prompts down, models (and swept params) across
-        cmp.plot()                     # latency and credits per model
-        cmp.to_html("comparison.html") # one self-contained file
-        genlab.rate(cmp)               # blind votes between the results, then:
-        cmp.leaderboard()              # which model people prefer, with intervals
+        >>> from genlab.comparison._plan import plan
+        >>> grid = plan(["a kite"], ["image-b"], {})
+        >>> cmp = Comparison(pd.DataFrame({"model": ["image-b"], "status": ["succeeded"]}),
+        ...                  grid=grid, records=[None])
+        >>> cmp
+        <Comparison of 1 runs: 1 succeeded; 1 run: no published price, so no estimate>
+        >>> cmp.columns
+        ['model']
+
+        What ``genlab.compare`` returns is used like this::
+
+            cmp.summary()                  # per model: runs, success rate, p50/p95 s, credits
+            cmp.gallery()                  # prompts down, models (and swept params) across
+            cmp.plot()                     # latency and credits per model
+            cmp.to_html("comparison.html") # one self-contained file
+            genlab.rate(cmp)               # blind votes between the results, then:
+            cmp.leaderboard()              # which model people prefer, with intervals
     """
 
     def __init__(

@@ -53,6 +53,18 @@ class Experiment:
         cells: every planned cell, invalid ones included.
         scorers: the scorers' names (columns of :attr:`df`).
         money_line: what the run said before sending anything.
+
+    Example:
+        >>> import os, tempfile
+        >>> from genlab.experiments import plan_cells, prompt
+        >>> history = History(os.path.join(tempfile.mkdtemp(), "h.sqlite"))
+        >>> kite = prompt("A {subject} at dusk", name="kite", history=history)
+        >>> cells = plan_cells([kite], ["image-d", "image-b"], {"subject": ["kite", "owl"]},
+        ...                    {}, [1])
+        >>> exp = Experiment("kites", history, cells)
+        >>> exp.models, exp.variables, exp.df["status"].tolist()
+        (['image-d', 'image-b'], ['subject'], ['not sent', 'not sent', 'not sent', 'not sent'])
+        >>> history.close()
     """
 
     def __init__(

@@ -146,9 +146,22 @@ def judge(
         ValueError: a bad name, version, ``max_calls`` or ``concurrency``.
 
     Example:
-        run = genlab.judge(exp, sharper, name="sharper", version="1", concurrency=4)
-        print(run)    # judge:sharper@1: 8 call(s) for 8 pair(s), 8 vote(s) recorded ...
-    """
+        >>> import os, tempfile
+        >>> history = History(os.path.join(tempfile.mkdtemp(), "h.sqlite"))
+        >>> runs = pd.DataFrame({"task_id": ["t1", "t2", "t3"], "prompt": ["waves"] * 3,
+        ...                      "model": ["video-a", "video-b", "video-c"]})
+        >>> def first(left, right):   # a stand-in judge: it always prefers the left side
+        ...     return "left"
+        >>> print(judge(runs, first, history=history, seed=1))
+        judge:sharper@1: 3 call(s) for 3 pair(s), 3 vote(s) recorded (3 left); 0 judged before
+        >>> print(judge(runs, first, history=history, seed=1))   # nothing new to ask
+        judge:sharper@1: 0 call(s) for 3 pair(s), 0 vote(s) recorded (no answers); 3 judged before
+        >>> history.close()
+
+        Against an experiment, with a real judge::
+
+            run = genlab.judge(exp, sharper, name="sharper", version="1", concurrency=4)
+    """  # noqa: E501
     rater = judge_rater(name, version)
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
