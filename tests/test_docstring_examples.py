@@ -19,7 +19,6 @@ PACKAGES = ("genlab", "genlab.catalog", "genlab.client", "genlab.history", "genl
 
 NOT_YET: frozenset[str] = frozenset({
     # Added with agreement, judges and verdicts (issue 40) in the same change as this rule.
-    "genlab.experiment",
     "genlab.widgets.TaskCard",
 })
 

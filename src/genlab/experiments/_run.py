@@ -289,10 +289,27 @@ def experiment(
             model or parameter...); nothing was sent.
 
     Example:
-        exp = genlab.experiment(client, "kite-study", prompts=[kite, kite2],
-                                models=["image-b", "image-d"],
-                                vars={"subject": ["paper kite", "dragon kite"]},
-                                seeds=[1, 2], max_credits=20_000, scorers=["sharpness"])
+        >>> import os, tempfile, genlab
+        >>> history = History(os.path.join(tempfile.mkdtemp(), "h.sqlite"))
+        >>> kite = prompt("A {subject} at dusk", name="kite", history=history)
+        >>> with genlab.Client("http://localhost:1", "key", history=history) as client:
+        ...     try:   # over max_credits: refused before anything is sent
+        ...         experiment(client, "kites", [kite], ["video-a"], progress=False,
+        ...                    vars={"subject": ["kite", "owl"]}, max_credits=10)
+        ...     except genlab.CreditLimitError as refused:
+        ...         print("refused:", "nothing was sent" in str(refused))
+        2 cells: 2 to send: 1,600 credits estimated
+        refused: True
+        >>> [cell["task_id"] for cell in history.experiment_cells("kites")]  # planned, unpaid
+        [None, None]
+        >>> history.close()
+
+        With a connected client and a budget::
+
+            exp = genlab.experiment(client, "kite-study", prompts=[kite, kite2],
+                                    models=["image-b", "image-d"],
+                                    vars={"subject": ["paper kite", "dragon kite"]},
+                                    seeds=[1, 2], max_credits=20_000, scorers=["sharpness"])
     """
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"an experiment needs a name, like 'kite-study'; got {name!r}")
