@@ -91,6 +91,16 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
             ``error`` and ``paths`` are its own (see :class:`~genlab.widgets._task.Task`).
         header, badge, elapsed, progress, steps, media, message, folder, download_button,
         code_button, code, stop_button, fold_button, close_button: the parts.
+
+    Example:
+        >>> import pathlib, tempfile, genlab
+        >>> history = genlab.History(pathlib.Path(tempfile.mkdtemp()) / "history.sqlite")
+        >>> with genlab.Client("http://localhost:1", "key", history=history) as client:
+        ...     card = TaskCard(client, {"model": "image-b", "prompt": "a kite"},
+        ...                     media_dir=tempfile.mkdtemp())   # nothing is sent yet
+        ...     print(card.task.status, "image · text-to-image" in card.header.value)
+        new True
+        >>> history.close()
     """
 
     def __init__(
