@@ -21,7 +21,7 @@ from typing import Any
 
 from genlab.catalog import CATALOG
 from genlab.client import AsyncClient, Client, Task
-from genlab.client.journal import judge
+from genlab.client.journal import cap_refusal
 from genlab.experiments._experiment import Experiment
 from genlab.experiments._plan import Cell, plan_cells
 from genlab.experiments._prompt import Prompt, prompt, same_history
@@ -326,7 +326,7 @@ def experiment(
     line = money_line(cells, found)
     if not quiet:
         print(line)  # money first: called from a cell, so stdout is the reader's
-    refusal = judge([(c.model, c.credits) for c in found.to_send], max_credits=max_credits,
+    refusal = cap_refusal([(c.model, c.credits) for c in found.to_send], max_credits=max_credits,
                     batch=True, named=line)
     if refusal is not None:
         raise refusal.error()
