@@ -367,3 +367,35 @@ def test_probe_never_raises_anything_else_on_cut_files(clip_audio: bytes) -> Non
 def test_probe_reports_fractional_rates() -> None:
     info = probe(render_test_video(320, 240, 1.0, fps=30000 / 1001), strict=True)
     assert info.fps == pytest.approx(float(Fraction(30000, 1001)))
+
+
+def mp3_with_cover_art() -> bytes:
+    """An MP3 carrying album art, as music files often do: a one-picture "video" stream."""
+    buf = io.BytesIO()
+    with av.open(io.BytesIO(render_audio(1.0)), "r") as src, av.open(buf, "w", format="mp3") as out:
+        sound = out.add_stream("libmp3lame", rate=44100)
+        cover = out.add_stream("png")
+        cover.width, cover.height, cover.pix_fmt = 16, 16, "rgb24"
+        cover.disposition = av.stream.Disposition.attached_pic
+        for packet in cover.encode(av.VideoFrame.from_image(Image.new("RGB", (16, 16), "red"))):
+            out.mux(packet)
+        for packet in cover.encode():
+            out.mux(packet)
+        for frame in src.decode(audio=0):
+            frame.pts = None
+            for packet in sound.encode(frame):
+                out.mux(packet)
+        for packet in sound.encode():
+            out.mux(packet)
+    return buf.getvalue()
+
+
+@pytest.mark.skipif("libmp3lame" not in av.codecs_available, reason="FFmpeg without an MP3 encoder")
+def test_a_song_with_cover_art_is_audio_to_both_modes_of_the_one_probe() -> None:
+    data = mp3_with_cover_art()
+    with av.open(io.BytesIO(data), "r") as container:
+        assert container.streams.video  # the cover is there, as a picture stream
+    strict, kept = probe(data, strict=True), probe(data)
+    assert (strict.kind, strict.extension, strict.width) == ("audio", ".mp3", None)
+    assert strict.duration == pytest.approx(1.0, abs=0.1)
+    assert kept == strict
