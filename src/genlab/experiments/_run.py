@@ -21,12 +21,12 @@ from typing import Any
 
 from genlab.catalog import CATALOG
 from genlab.client import AsyncClient, Client, Task
-from genlab.client.journal import judge
+from genlab.client.journal import cap_refusal
 from genlab.experiments._experiment import Experiment
 from genlab.experiments._plan import Cell, plan_cells
 from genlab.experiments._prompt import Prompt, prompt, same_history
-from genlab.experiments._scoring import Scorer, resolve_scorers, run_scorers
 from genlab.history import History
+from genlab.media.scores import Scorer, resolve, score
 
 _CHUNK = 500
 
@@ -196,7 +196,7 @@ def _run(
                 task = Task(task_id=task_id, model=cell.model, kind=CATALOG[cell.model].KIND)
             result = client.wait(task, timeout=timeout, raise_on_failure=False, progress=False)
             if result.succeeded and scorers:
-                history.save_scores(result.task_id, run_scorers(result, scorers))
+                history.save_scores(result.task_id, score(result, scorers))
         except Exception as exc:  # one cell's trouble never stops the others; shown in df
             with lock:
                 errors[cell.key] = f"{type(exc).__name__}: {exc}"
@@ -232,7 +232,7 @@ def score_missing(
     def one(task_id: str, missing: Mapping[str, Scorer]) -> None:
         result = history.record(task_id)
         if result is not None and result.succeeded:
-            history.save_scores(task_id, run_scorers(result, missing))
+            history.save_scores(task_id, score(result, missing))
 
     with ThreadPoolExecutor(max(1, min(workers, len(todo)))) as pool:
         for future in [pool.submit(one, t, s) for t, s in todo]:
@@ -318,7 +318,7 @@ def experiment(
     history = _history_of(client)
     given = [prompts] if isinstance(prompts, str | Prompt) else list(prompts)
     versions = list(dict.fromkeys(_version(p, history) for p in given))
-    named = resolve_scorers(scorers)
+    named = resolve(list(scorers))
     cells = plan_cells(versions, models, vars, params, seeds)
     valid = [c for c in cells if c.request is not None]
     history.plan_cells(name, [c.row() for c in valid])
@@ -326,7 +326,7 @@ def experiment(
     line = money_line(cells, found)
     if not quiet:
         print(line)  # money first: called from a cell, so stdout is the reader's
-    refusal = judge([(c.model, c.credits) for c in found.to_send], max_credits=max_credits,
+    refusal = cap_refusal([(c.model, c.credits) for c in found.to_send], max_credits=max_credits,
                     batch=True, named=line)
     if refusal is not None:
         raise refusal.error()
