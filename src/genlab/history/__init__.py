@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
@@ -252,6 +252,46 @@ class History:
             >>> history.close()
         """
         return DisplayFrame(self._views.df(filters))
+
+    def tasks(
+        self, ids: str | Iterable[str] | None = None, *, experiment: str | None = None,
+        columns: Sequence[str] | None = None, distinct: bool = False,
+        **filters: Unpack[Filters],
+    ) -> pd.DataFrame:
+        """The tasks asked for, as rows of :meth:`df` (the same dtypes), oldest first: what
+        other packages read of the history instead of writing SQL on its tables.
+
+        Args:
+            ids: only these task ids (one, or any number: they are asked for in chunks).
+            experiment: only the tasks answering this experiment's cells
+                (:meth:`experiment_cells`).
+            columns: only these columns, in this order: any of :data:`COLUMNS`, those
+                ``df()`` leaves out too (``request``, ``results``, ``media_facts``, ...);
+                default those of ``df()``.
+            distinct: each row once (ordered by its values), e.g. the models that ran.
+            **filters: those of :meth:`df`.
+
+        Raises:
+            ValueError: a column the history does not have (the message lists them).
+            TypeError: a filter that does not exist.
+
+        Example:
+            >>> import tempfile, os
+            >>> history = History(os.path.join(tempfile.mkdtemp(), "h.sqlite"))
+            >>> _ = history.append_many([
+            ...     {"entry_id": "e1", "task_id": "t1", "model": "image-b", "kind": "image",
+            ...      "state": "accepted", "status": "succeeded", "tag": "kites",
+            ...      "request": "{}", "submitted_at": 1.8e9},
+            ...     {"entry_id": "e2", "task_id": "t2", "model": "video-a", "kind": "video",
+            ...      "state": "accepted", "status": "failed", "tag": "kites",
+            ...      "request": "{}", "submitted_at": 1.8e9 + 1}])
+            >>> history.tasks(["t2", "t1"], columns=["task_id", "status"]).values.tolist()
+            [['t1', 'succeeded'], ['t2', 'failed']]
+            >>> history.tasks(columns=["model"], distinct=True, tag="kites")["model"].tolist()
+            ['image-b', 'video-a']
+            >>> history.close()
+        """
+        return DisplayFrame(self._views.tasks(ids, experiment, columns, distinct, filters))
 
     def summary(
         self, by: str | Sequence[str] = "model", **filters: Unpack[Filters]

@@ -16,7 +16,7 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Literal
 
@@ -26,6 +26,10 @@ from genlab.history._location import connect, locate
 from genlab.history._migrate import upgrade
 from genlab.history._pending import open_error
 from genlab.history._schema import TASKS
+
+CHUNK = 500
+"""Values per ``IN (...)`` list of :meth:`Store.tuples_in`: well inside SQLite's (999 on old
+builds) and PostgreSQL's (65,535) limits on a statement's parameters."""
 
 
 class Store:
@@ -92,6 +96,27 @@ class Store:
                 return list(result.cursor.fetchall()) if result.cursor else []
             finally:
                 result.close()
+
+    def tuples_in(
+        self, statement: sa.Select[Any], column: sa.ColumnElement[Any], values: Iterable[Any]
+    ) -> list[tuple[Any, ...]]:
+        """Run a SELECT narrowed to rows whose ``column`` is one of ``values`` (any number of
+        them, each asked once: :data:`CHUNK` per statement); the rows of every statement, in
+        turn (each statement's in its own order).
+
+        Example:
+            >>> import os, tempfile
+            >>> store = Store(os.path.join(tempfile.mkdtemp(), "h.sqlite"))
+            >>> store.tuples_in(sa.select(TASKS.c.model), TASKS.c.task_id,
+            ...                 (f"t{i}" for i in range(1200)))
+            []
+            >>> store.close()
+        """
+        wanted = list(dict.fromkeys(values))
+        rows: list[tuple[Any, ...]] = []
+        for start in range(0, len(wanted), CHUNK):
+            rows += self.tuples(statement.where(column.in_(wanted[start:start + CHUNK])))
+        return rows
 
     def query(
         self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()
