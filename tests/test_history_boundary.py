@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import genlab
 from genlab.history._schema import METADATA
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "genlab"
@@ -124,3 +125,78 @@ def test_the_check_finds_sql_planted_outside_the_history(planted: Path) -> None:
 def test_an_allowed_file_is_left_out_and_only_it(planted: Path) -> None:
     found = sql_outside_history(planted, {"report/_board.py": "pending"})
     assert [f.split(": ")[0] for f in found] == ["report/_core.py:1"]
+
+
+# --- what other packages ask instead: History.tasks -------------------------------------
+
+
+def _rows(count: int) -> list[dict[str, object]]:
+    return [
+        {"entry_id": f"e{i}", "task_id": f"t{i}", "model": ("image-b", "video-a")[i % 2],
+         "kind": ("image", "video")[i % 2], "state": "accepted",
+         "status": "succeeded" if i % 3 else "failed", "tag": f"tag{i % 4}",
+         "request": "{}", "submitted_at": 1.8e9 + i, "created_at": 1.8e9 + i,
+         "completed_at": 1.8e9 + i + 7.5, "address": f"a{i}"}
+        for i in range(count)
+    ]
+
+
+@pytest.fixture
+def history(tmp_path: Path) -> Iterator[genlab.History]:
+    made = genlab.History(tmp_path / "history.sqlite")
+    made.append_many(_rows(1203))
+    yield made
+    made.close()
+
+
+def test_tasks_by_id_any_number_oldest_first(history: genlab.History) -> None:
+    """More ids than one statement takes: every one is found once, in submission order,
+    whatever order they were asked in; an unknown id is simply not there."""
+    asked = [f"t{i}" for i in range(1202, -1, -2)] + ["t4", "no-such-task"]
+    found = history.tasks(asked, columns=["task_id", "status", "total_seconds"])
+    assert found["task_id"].tolist() == [f"t{i}" for i in range(0, 1203, 2)]
+    assert found["total_seconds"].tolist() == [7.5] * len(found)  # derived, as in df()
+    assert list(found.columns) == ["task_id", "status", "total_seconds"]
+    assert history.tasks("t7", columns=["address"])["address"].tolist() == ["a7"]
+    assert history.tasks([], columns=["task_id"]).empty
+
+
+def test_tasks_are_rows_of_df_with_its_dtypes(history: genlab.History) -> None:
+    whole = history.df(tag="tag1")
+    some = history.tasks(tag="tag1")
+    assert list(some.columns) == list(whole.columns)
+    assert (some.dtypes == whole.dtypes).all() and some["task_id"].equals(whole["task_id"])
+    narrowed = history.tasks([f"t{i}" for i in range(12)], tag="tag1", status="succeeded")
+    assert narrowed["task_id"].tolist() == ["t1", "t5"]  # t9: failed
+
+
+def test_tasks_of_an_experiment_are_those_answering_its_cells(history: genlab.History) -> None:
+    cell = {"prompt_name": "kite", "prompt_version": 1, "variables": {}, "model": "image-b"}
+    history.plan_cells("kites", [{**cell, "cell": "c1"}, {**cell, "cell": "c2"},
+                                 {**cell, "cell": "c3"}])
+    history.cell_task("kites", "c1", "t8")
+    history.cell_task("kites", "c2", "t3")  # c3 not sent yet
+    history.plan_cells("owls", [{**cell, "cell": "c1", "task_id": "t5"}])
+    assert history.tasks(experiment="kites", columns=["task_id"])["task_id"].tolist() == [
+        "t3", "t8"]
+    assert history.tasks(experiment="nothing-of-that-name").empty
+
+
+def test_distinct_rows_and_bookkeeping_columns(history: genlab.History) -> None:
+    models = history.tasks(columns=["model"], distinct=True, status="failed")
+    assert models["model"].tolist() == ["image-b", "video-a"]
+    pairs = history.tasks([f"t{i}" for i in range(1203)], columns=["model", "kind"],
+                          distinct=True)
+    assert sorted(map(tuple, pairs.values.tolist())) == [("image-b", "image"),
+                                                         ("video-a", "video")]
+    assert history.tasks("t1", columns=["request", "updated_at"])["request"].tolist() == ["{}"]
+
+
+def test_an_unknown_column_lists_the_history_s_columns(history: genlab.History) -> None:
+    with pytest.raises(ValueError, match=r"unknown column\(s\) \['stauts'\]; the history's "
+                                         r"columns are task_id, model, kind"):
+        history.tasks(columns=["task_id", "stauts"])
+    with pytest.raises(ValueError, match="name one column at least"):
+        history.tasks(columns=[])
+    with pytest.raises(TypeError, match="unknown filter"):
+        history.tasks(modle="video-a")  # type: ignore[call-arg]

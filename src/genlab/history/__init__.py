@@ -12,6 +12,7 @@ With a client::
     client = genlab.Client(history=history)     # genlab.connect() does this for you
     client.generate(model="image-b", prompt="a kite")
     history.df()                                # one row per submission, proper dtypes
+    history.tasks(ids, columns=["status"])      # some of its rows and columns
     history.summary(by="model")                 # runs, success rate, p50/p95, credits
     history.recent(10)                          # the newest rows, as text for a table
     history.resume(client)                      # after a crash: finish what was submitted
@@ -21,7 +22,8 @@ With a client::
 How it is built: :class:`History` composes four parts, each in its own module and none
 inheriting from another. The store (``_store``: the SQL tables, transactions, raw queries), the
 journal the client calls (``_journal``: :class:`genlab.client.journal.SpendJournal`), the views
-people read (``_views``: ``df``, ``summary``, ``spend``, ``recent``) and resume (``_resume``);
+people and other packages read (``_views``: ``df``, ``tasks``, ``summary``, ``spend``,
+``recent``; nothing outside this package writes SQL on its tables) and resume (``_resume``);
 people's votes between results are a table of their own (``_ratings``); so are prompts and
 their versions (``_prompts``), experiments' cells and the scores of results (``_experiments``).
 """
@@ -492,7 +494,7 @@ class History:
 
     @property
     def lock(self) -> threading.RLock:
-        """The lock serialising this object's transactions."""
+        """The lock serialising this object's writes (reads never wait on it)."""
         return self._store.lock
 
     @property

@@ -35,8 +35,10 @@ builds) and PostgreSQL's (65,535) limits on a statement's parameters."""
 class Store:
     """An opened history location, its schema brought up to date.
 
-    One lock serialises this object's own transactions (the client writes from its journal
-    thread while a notebook reads); other processes and machines go through their own.
+    One lock serialises this object's own writes (the client's journal thread, a notebook
+    recording a vote); other processes and machines go through their own. Reads take no lock:
+    each runs on a pooled connection of its own, and on SQLite (WAL) beside a write that waits
+    for the file, so a history another process holds never stalls a read.
 
     Raises:
         GenlabError: the location cannot be opened (what is wrong and what to do).
@@ -79,8 +81,9 @@ class Store:
 
     @contextmanager
     def read(self) -> Iterator[sa.Connection]:
-        """One read transaction."""
-        with self._lock, self._engine.connect() as db, db.begin():
+        """One read transaction, never queued behind this object's writes: on SQLite in WAL
+        mode it reads the last committed state while a write waits for (or holds) the file."""
+        with self._engine.connect() as db, db.begin():
             yield db
 
     def rows(self, statement: sa.Executable) -> list[sa.Row[Any]]:
