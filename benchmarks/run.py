@@ -22,6 +22,7 @@ TITLES = {
     "bench_polling": "Polling: requests per task against completion lag (Pareto tables)",
     "bench_time_to_media": "Time to media: submit to visible, minus the service's processing",
     "bench_history": "History journal",
+    "bench_history_lock": "The history held by another process: client.get() (median of 3)",
     "bench_reuse": "Reuse: content-address lookup on a 100,000-task history (median)",
     "bench_embed": "Notebook size: bytes a video result adds when embedded (previews)",
     "bench_widgets": "Studio widgets",

@@ -310,16 +310,10 @@ def _local_file(location: str) -> Path | None:
 
 
 def _row(history: History, task_id: str) -> dict[str, Any] | None:
-    """The task's ``df()`` row: found by id, then read through the time filter, so only the
-    rows submitted in the same second are built."""
+    """The task's ``df()`` row (only its own is built)."""
     import pandas as pd
 
-    found = history.query("SELECT submitted_at FROM tasks WHERE task_id = ?", [task_id])
-    if not found:
-        return None
-    moment = float(found[0]["submitted_at"])
-    frame = history.df(since=moment, until=moment + 1)
-    frame = frame[frame["task_id"] == task_id]
+    frame = history.tasks([task_id])
     if frame.empty:
         return None
     return {str(k): (None if _missing(v, pd) else v) for k, v in frame.iloc[0].items()}

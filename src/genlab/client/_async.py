@@ -354,10 +354,11 @@ class AsyncClient:
         request: RequestLike
         if isinstance(record_or_request, Task | TaskRecord | str):
             task_id = self._resolve(record_or_request, None)[0]
-            body = self._life.request_of(task_id)
+            body, busy = await self._life.recall(task_id)
             if body is None:
+                why = f" ({busy})" if busy else ""
                 raise ValueError(
-                    f"this client does not know the request of task {task_id}; pass the "
+                    f"this client does not know the request of task {task_id}{why}; pass the "
                     "request itself: client.reroll({...})"
                 )
             request = body
@@ -470,7 +471,7 @@ class AsyncClient:
             refetch = functools.partial(self.get, record.task_id, kind=record.kind)
         else:
             record = await self.get(record)
-        body = self._life.request_of(record.task_id)
+        body = (await self._life.recall(record.task_id))[0]
         record, paths = await download_task(
             self._http, record, directory, body, refetch, storage_options
         )

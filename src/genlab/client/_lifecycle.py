@@ -111,6 +111,12 @@ ACCEPT_SETTLE = 5.0
 write goes on in the background; a durable history keeps the id elsewhere if it fails)."""
 WAIT_SETTLE = 2.0
 """Seconds a wait gives the history to record what it saw before returning."""
+RECALL_PATIENCE = 0.5
+"""Seconds a result waits for the history to say the request of a task this client does not
+remember (read on a worker thread, never on the event loop); past it the result comes without
+its request, said in its note, and the request is remembered once the history answers."""
+NOT_RECALLED = ("the history did not answer in time (held by another process?), so this "
+                "result does not show its request yet; get it again later")
 
 
 class Generations:
@@ -245,7 +251,12 @@ class Generations:
                 await _call(on_update, tracked.reused)
             return self.describe(tracked.reused, tracked)
         limit = self.config.wait_timeout if timeout is None else float(timeout)
-        here = tracked or Tracked(task_id, kind, Work("", kind))
+        note = None
+        if tracked is None:  # not submitted here (or handed over): its request, if known
+            body, note = await self.recall(task_id)
+            here = Tracked(task_id, kind, Work("", kind), body=body)
+        else:
+            here = tracked
         here.unreadable = None
         if isinstance(here.work, RequestBase):  # its output plan, once it is waited for
             here.work = Work.of_request(here.work)
@@ -258,7 +269,7 @@ class Generations:
             raise unreadable_at_deadline(task_id, limit, here.unreadable) from exc
         finally:
             await self.writer.settle(WAIT_SETTLE)
-        record = self.describe(record, here)
+        record = self.describe(record, here, note=note if here.body is None else None)
         self._let_go(task_id)  # 11. handed over: the table lets it go
         if record.failed and raise_on_failure:
             raise TaskFailedError(
@@ -405,7 +416,11 @@ class Generations:
     async def get(self, task_id: str, kind: Kind | None) -> Result:
         """The task's current record, as the result handed to the caller."""
         record = (await self.read(task_id, kind))[0]
-        return self.describe(record, self.table.get(task_id))
+        here = self.table.get(task_id)
+        if here is not None:
+            return self.describe(record, here)
+        body, note = await self.recall(task_id)
+        return self.describe(record, request=body, note=note)
 
     def kind_of(self, task_id: str) -> Kind | None:
         """The endpoint a task seen by this client lives at (None: never seen)."""
@@ -442,28 +457,56 @@ class Generations:
 
     def describe(
         self, record: TaskRecord, here: Tracked | None = None, *,
-        kept: tuple[str, ...] | None = None, media: tuple[MediaInfo, ...] | None = None,
+        request: dict[str, Any] | None = None, kept: tuple[str, ...] | None = None,
+        media: tuple[MediaInfo, ...] | None = None, note: str | None = None,
     ) -> Result:
         """``record`` as the :class:`~genlab.Result` handed to the caller: with the request
-        that made it (the validated one while tracked, else as the history keeps it), its
-        price, and the kept files and their measured facts when given."""
+        that made it (the validated one while tracked, else ``request``, else the one this
+        client remembers; the history is never read here, on the event loop), its price, and
+        the kept files and their measured facts when given; ``note`` says why a request is
+        missing."""
         if isinstance(record, Result) and record.request is not None and kept is None:
             return record
-        request: RequestBase | dict[str, Any] | None = None
-        if here is not None:
-            request = here.request if here.request is not None else here.body
-        if request is None:
-            request = self.request_of(record.task_id)
-        return result_of(record, request, kept=kept, media=media,
+        asked: RequestBase | dict[str, Any] | None = request
+        if here is not None and asked is None:
+            asked = here.request if here.request is not None else here.body
+        if asked is None:
+            asked = self.table.request_of(record.task_id)
+        return result_of(record, asked, kept=kept, media=media,
+                         note=note if asked is None else None,
                          cls=type(record) if isinstance(record, Result) else Result)
 
-    def request_of(self, task_id: str) -> dict[str, Any] | None:
-        """The body sent for ``task_id`` while it is tracked, else as the journal keeps it."""
-        tracked = self.table.get(task_id)
-        if tracked is not None and tracked.body is not None:
-            return tracked.body
+    async def recall(self, task_id: str) -> tuple[dict[str, Any] | None, str | None]:
+        """The body sent for ``task_id``: the one this client tracks or remembers, else the
+        journal's, read on a worker thread for at most :data:`RECALL_PATIENCE` seconds (a
+        busy history never holds the event loop, nor the caller for long). Returns the body
+        (None when unknown) and, when the journal did not answer in time, a note saying so;
+        its answer is then remembered for the next ask."""
+        body = self.table.request_of(task_id)
         ask = getattr(self.journal, "request_of", None)
-        return ask(task_id) if ask is not None else None
+        if body is not None or ask is None:
+            return body, None
+        reading = asyncio.ensure_future(asyncio.to_thread(ask, task_id))
+        try:
+            found = await asyncio.wait_for(asyncio.shield(reading), RECALL_PATIENCE)
+        except TimeoutError:
+            logger.info("genlab: the history did not say the request of task %s in %g s",
+                        task_id, RECALL_PATIENCE)
+            reading.add_done_callback(lambda done: self._remember(task_id, done))
+            return None, NOT_RECALLED
+        except Exception:  # an unreadable history: the result comes without its request
+            logger.warning("genlab: could not read the request of task %s from the history",
+                           task_id, exc_info=True)
+            return None, None
+        self._remember(task_id, reading)
+        return found, None
+
+    def _remember(self, task_id: str, reading: asyncio.Future[dict[str, Any] | None]) -> None:
+        if reading.cancelled() or reading.exception() is not None:
+            return
+        body = reading.result()
+        if isinstance(body, dict):
+            self.table.remember_request(task_id, body)
 
 
 def _elapsed(started: float | None, record: TaskRecord | None, began: float) -> float:

@@ -17,6 +17,7 @@ A record is taken as the asked task's result only when it is one:
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -30,6 +31,7 @@ from genlab._wire import KNOWN_STATUSES, TERMINAL_STATUSES, TaskStatus
 from genlab.catalog import RequestBase
 from genlab.client._config import Kind, TaskRecord
 from genlab.client._hold import TaskHold
+from genlab.client._memory import MemoryJournal
 from genlab.client._pacing import Work
 
 logger = logging.getLogger("genlab")
@@ -65,19 +67,40 @@ class Tracked:
         return work.model_name if isinstance(work, RequestBase) else work.model
 
 
+REQUESTS_KEPT = 8_000_000
+"""Characters of request bodies a client remembers of tasks it no longer tracks (the newest
+first). A body above a 32nd of it, or holding an inline ``data:`` URI longer than
+:attr:`MemoryJournal.INLINE_KEPT <genlab.client.journal.MemoryJournal.INLINE_KEPT>`
+characters, is not remembered: a session sending pictures inline must not keep their bytes."""
+
+
 class TaskTable:
     """The tasks a client tracks: bounded, and each entry goes when its task is handed over.
 
     Only tasks submitted and not yet waited to the end are here (at most ``limit``; beyond
     it the oldest is forgotten with a warning: its id is in the history). The kinds of
     tasks seen are remembered apart, in a bounded table of their own, so a bare id can still
-    be asked about at its endpoint.
+    be asked about at its endpoint; so are the request bodies of the newest tasks handed over
+    (at most ``requests`` characters of them), so a result shows its request without asking
+    the history.
+
+    Example:
+        >>> table = TaskTable()
+        >>> _ = table.track(Tracked("t1", "image", Work("image-b", "image"),
+        ...                         body={"model": "image-b", "prompt": "a kite"}))
+        >>> _ = table.hand_over("t1")
+        >>> table.get("t1") is None, table.request_of("t1")
+        (True, {'model': 'image-b', 'prompt': 'a kite'})
     """
 
-    def __init__(self, limit: int = 10_000, kinds: int = 100_000) -> None:
+    def __init__(
+        self, limit: int = 10_000, kinds: int = 100_000, requests: int = REQUESTS_KEPT
+    ) -> None:
         self._tasks: OrderedDict[str, Tracked] = OrderedDict()
         self._kinds: OrderedDict[str, Kind] = OrderedDict()
         self._limit, self._kind_limit = limit, kinds
+        self._requests: OrderedDict[str, tuple[dict[str, Any], int]] = OrderedDict()
+        self._request_chars, self._request_limit = 0, requests
 
     def __len__(self) -> int:
         return len(self._tasks)
@@ -92,13 +115,40 @@ class TaskTable:
         _, old = self._tasks.popitem(last=False)
         logger.warning("genlab: no longer tracking task %s (its id is in the history)",
                        old.task_id)
+        if old.body is not None:
+            self.remember_request(old.task_id, old.body)
         return old
 
     def get(self, task_id: str) -> Tracked | None:
         return self._tasks.get(task_id)
 
     def hand_over(self, task_id: str) -> Tracked | None:
-        return self._tasks.pop(task_id, None)
+        entry = self._tasks.pop(task_id, None)
+        if entry is not None and entry.body is not None:
+            self.remember_request(task_id, entry.body)
+        return entry
+
+    def request_of(self, task_id: str) -> dict[str, Any] | None:
+        """The body sent for ``task_id``, while it is tracked or remembered (no history read)."""
+        entry = self._tasks.get(task_id)
+        if entry is not None and entry.body is not None:
+            return entry.body
+        kept = self._requests.get(task_id)
+        return kept[0] if kept is not None else None
+
+    def remember_request(self, task_id: str, body: dict[str, Any]) -> None:
+        """Remember the body of a task no longer tracked, within the bound (the oldest go)."""
+        size = _chars(body, MemoryJournal.INLINE_KEPT)
+        if size > self._request_limit // 32:
+            return
+        known = self._requests.pop(task_id, None)
+        if known is not None:
+            self._request_chars -= known[1]
+        self._requests[task_id] = (body, size)
+        self._request_chars += size
+        while self._request_chars > self._request_limit:
+            _, (_, dropped) = self._requests.popitem(last=False)
+            self._request_chars -= dropped
 
     def kind_of(self, task_id: str) -> Kind | None:
         return self._kinds.get(task_id)
@@ -108,6 +158,19 @@ class TaskTable:
         self._kinds.move_to_end(task_id)
         if len(self._kinds) > self._kind_limit:
             self._kinds.popitem(last=False)
+
+
+def _chars(value: Any, inline: int) -> int:
+    """About how many characters ``value`` holds (its strings, and a few per other value);
+    a ``data:`` URI longer than ``inline`` counts as too many to remember."""
+    if isinstance(value, str):
+        return sys.maxsize // 2 if len(value) > inline and value.startswith("data:") else len(
+            value)
+    if isinstance(value, dict):
+        return sum(len(str(k)) + _chars(v, inline) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return sum(_chars(v, inline) for v in value)
+    return 8
 
 
 class FinalButUnreadable(ValueError):

@@ -39,9 +39,8 @@ _DTYPES: dict[str, Any] = {
     "audio_codec": "string", "has_audio": "boolean", "media_bytes": "Int64",
     "as_asked": "boolean", "mismatches": "string",
 }
-_CHUNK = 500
-_READ = ("task_id, status, state, credits, created_at, completed_at, error_message, paths, "
-         + ", ".join(FACT_COLUMNS))
+_READ = ("task_id", "status", "state", "credits", "total_seconds", "error_message", "paths",
+         *FACT_COLUMNS)
 
 
 class Experiment:
@@ -130,15 +129,10 @@ class Experiment:
 
         assigned = {c["cell"]: c.get("task_id") for c in self.history.experiment_cells(self.name)}
         ids = [t for t in assigned.values() if t]
-        tasks: dict[str, Mapping[str, Any]] = {}
-        for start in range(0, len(ids), _CHUNK):
-            part = ids[start:start + _CHUNK]
-            marks = ", ".join(f":t{i}" for i in range(len(part)))
-            for found in self.history.query(
-                f"SELECT {_READ} FROM tasks WHERE task_id IN ({marks})",
-                {f"t{i}": v for i, v in enumerate(part)},
-            ):
-                tasks[str(found["task_id"])] = found
+        found = self.history.tasks(experiment=self.name, columns=_READ)
+        plain = found.astype(object).where(found.notna(), None)  # missing values as None
+        tasks: dict[str, Mapping[Any, Any]] = {
+            str(row["task_id"]): row for row in plain.to_dict("records")}
         scores = self.history.scores(ids)
         rows = []
         self._paths = {}
@@ -319,6 +313,5 @@ def _status(cell: Cell, task: Mapping[str, Any] | None, error: str | None) -> st
 
 
 def _seconds(task: Mapping[str, Any] | None) -> float | None:
-    if not task or task.get("created_at") is None or task.get("completed_at") is None:
-        return None
-    return float(task["completed_at"]) - float(task["created_at"])
+    seconds = (task or {}).get("total_seconds")
+    return None if seconds is None else float(seconds)

@@ -12,6 +12,7 @@ With a client::
     client = genlab.Client(history=history)     # genlab.connect() does this for you
     client.generate(model="image-b", prompt="a kite")
     history.df()                                # one row per submission, proper dtypes
+    history.tasks(ids, columns=["status"])      # some of its rows and columns
     history.summary(by="model")                 # runs, success rate, p50/p95, credits
     history.recent(10)                          # the newest rows, as text for a table
     history.resume(client)                      # after a crash: finish what was submitted
@@ -21,7 +22,8 @@ With a client::
 How it is built: :class:`History` composes four parts, each in its own module and none
 inheriting from another. The store (``_store``: the SQL tables, transactions, raw queries), the
 journal the client calls (``_journal``: :class:`genlab.client.journal.SpendJournal`), the views
-people read (``_views``: ``df``, ``summary``, ``spend``, ``recent``) and resume (``_resume``);
+people and other packages read (``_views``: ``df``, ``tasks``, ``summary``, ``spend``,
+``recent``; nothing outside this package writes SQL on its tables) and resume (``_resume``);
 people's votes between results are a table of their own (``_ratings``); so are prompts and
 their versions (``_prompts``), experiments' cells and the scores of results (``_experiments``).
 """
@@ -30,7 +32,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
@@ -253,6 +255,46 @@ class History:
         """
         return DisplayFrame(self._views.df(filters))
 
+    def tasks(
+        self, ids: str | Iterable[str] | None = None, *, experiment: str | None = None,
+        columns: Sequence[str] | None = None, distinct: bool = False,
+        **filters: Unpack[Filters],
+    ) -> pd.DataFrame:
+        """The tasks asked for, as rows of :meth:`df` (the same dtypes), oldest first: what
+        other packages read of the history instead of writing SQL on its tables.
+
+        Args:
+            ids: only these task ids (one, or any number: they are asked for in chunks).
+            experiment: only the tasks answering this experiment's cells
+                (:meth:`experiment_cells`).
+            columns: only these columns, in this order: any of :data:`COLUMNS`, those
+                ``df()`` leaves out too (``request``, ``results``, ``media_facts``, ...);
+                default those of ``df()``.
+            distinct: each row once (ordered by its values), e.g. the models that ran.
+            **filters: those of :meth:`df`.
+
+        Raises:
+            ValueError: a column the history does not have (the message lists them).
+            TypeError: a filter that does not exist.
+
+        Example:
+            >>> import tempfile, os
+            >>> history = History(os.path.join(tempfile.mkdtemp(), "h.sqlite"))
+            >>> _ = history.append_many([
+            ...     {"entry_id": "e1", "task_id": "t1", "model": "image-b", "kind": "image",
+            ...      "state": "accepted", "status": "succeeded", "tag": "kites",
+            ...      "request": "{}", "submitted_at": 1.8e9},
+            ...     {"entry_id": "e2", "task_id": "t2", "model": "video-a", "kind": "video",
+            ...      "state": "accepted", "status": "failed", "tag": "kites",
+            ...      "request": "{}", "submitted_at": 1.8e9 + 1}])
+            >>> history.tasks(["t2", "t1"], columns=["task_id", "status"]).values.tolist()
+            [['t1', 'succeeded'], ['t2', 'failed']]
+            >>> history.tasks(columns=["model"], distinct=True, tag="kites")["model"].tolist()
+            ['image-b', 'video-a']
+            >>> history.close()
+        """
+        return DisplayFrame(self._views.tasks(ids, experiment, columns, distinct, filters))
+
     def summary(
         self, by: str | Sequence[str] = "model", **filters: Unpack[Filters]
     ) -> pd.DataFrame:
@@ -452,7 +494,7 @@ class History:
 
     @property
     def lock(self) -> threading.RLock:
-        """The lock serialising this object's transactions."""
+        """The lock serialising this object's writes (reads never wait on it)."""
         return self._store.lock
 
     @property

@@ -35,8 +35,6 @@ import sqlalchemy as sa
 from genlab.history._schema import EXPERIMENT_CELLS, SCORES
 from genlab.history._store import Store
 
-_CHUNK = 500  # ids per IN (...) list: well inside SQLite's and PostgreSQL's parameter limits
-
 
 class Experiments:
     """The ``experiment_cells`` and ``scores`` tables of ``store``."""
@@ -105,15 +103,13 @@ class Experiments:
 
     def scores(self, task_ids: Iterable[str]) -> dict[str, dict[str, float | None]]:
         """Task id -> scorer -> value, for those of ``task_ids`` that have scores."""
-        ids = list(dict.fromkeys(task_ids))
         out: dict[str, dict[str, float | None]] = {}
-        for start in range(0, len(ids), _CHUNK):
-            rows = self._store.tuples(
-                sa.select(SCORES.c.task_id, SCORES.c.scorer, SCORES.c.value)
-                .where(SCORES.c.task_id.in_(ids[start:start + _CHUNK]))
-                .order_by(SCORES.c.task_id, SCORES.c.scorer)
-            )
-            for task_id, scorer, value in rows:
-                out.setdefault(str(task_id), {})[str(scorer)] = (
-                    None if value is None else float(value))
+        rows = self._store.tuples_in(
+            sa.select(SCORES.c.task_id, SCORES.c.scorer, SCORES.c.value)
+            .order_by(SCORES.c.task_id, SCORES.c.scorer),
+            SCORES.c.task_id, task_ids,
+        )
+        for task_id, scorer, value in rows:
+            out.setdefault(str(task_id), {})[str(scorer)] = (
+                None if value is None else float(value))
         return out

@@ -16,7 +16,7 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Literal
 
@@ -27,12 +27,18 @@ from genlab.history._migrate import upgrade
 from genlab.history._pending import open_error
 from genlab.history._schema import TASKS
 
+CHUNK = 500
+"""Values per ``IN (...)`` list of :meth:`Store.tuples_in`: well inside SQLite's (999 on old
+builds) and PostgreSQL's (65,535) limits on a statement's parameters."""
+
 
 class Store:
     """An opened history location, its schema brought up to date.
 
-    One lock serialises this object's own transactions (the client writes from its journal
-    thread while a notebook reads); other processes and machines go through their own.
+    One lock serialises this object's own writes (the client's journal thread, a notebook
+    recording a vote); other processes and machines go through their own. Reads take no lock:
+    each runs on a pooled connection of its own, and on SQLite (WAL) beside a write that waits
+    for the file, so a history another process holds never stalls a read.
 
     Raises:
         GenlabError: the location cannot be opened (what is wrong and what to do).
@@ -75,8 +81,9 @@ class Store:
 
     @contextmanager
     def read(self) -> Iterator[sa.Connection]:
-        """One read transaction."""
-        with self._lock, self._engine.connect() as db, db.begin():
+        """One read transaction, never queued behind this object's writes: on SQLite in WAL
+        mode it reads the last committed state while a write waits for (or holds) the file."""
+        with self._engine.connect() as db, db.begin():
             yield db
 
     def rows(self, statement: sa.Executable) -> list[sa.Row[Any]]:
@@ -92,6 +99,27 @@ class Store:
                 return list(result.cursor.fetchall()) if result.cursor else []
             finally:
                 result.close()
+
+    def tuples_in(
+        self, statement: sa.Select[Any], column: sa.ColumnElement[Any], values: Iterable[Any]
+    ) -> list[tuple[Any, ...]]:
+        """Run a SELECT narrowed to rows whose ``column`` is one of ``values`` (any number of
+        them, each asked once: :data:`CHUNK` per statement); the rows of every statement, in
+        turn (each statement's in its own order).
+
+        Example:
+            >>> import os, tempfile
+            >>> store = Store(os.path.join(tempfile.mkdtemp(), "h.sqlite"))
+            >>> store.tuples_in(sa.select(TASKS.c.model), TASKS.c.task_id,
+            ...                 (f"t{i}" for i in range(1200)))
+            []
+            >>> store.close()
+        """
+        wanted = list(dict.fromkeys(values))
+        rows: list[tuple[Any, ...]] = []
+        for start in range(0, len(wanted), CHUNK):
+            rows += self.tuples(statement.where(column.in_(wanted[start:start + CHUNK])))
+        return rows
 
     def query(
         self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()

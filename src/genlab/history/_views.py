@@ -5,7 +5,7 @@ spend, and the newest rows as the panel shows them. pandas is imported on first 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
@@ -16,7 +16,7 @@ from genlab.catalog import result_of
 from genlab.display import EMPTY
 from genlab.history._columns import COLUMN, COLUMNS, DISPLAY_COLUMNS, FRAME_COLUMNS
 from genlab.history._journal import stored_facts
-from genlab.history._schema import TASKS
+from genlab.history._schema import EXPERIMENT_CELLS, TASKS
 from genlab.history._spend import SpendBy, spend
 from genlab.history._store import Store
 from genlab.history._summary import SUMMARY_COLUMNS, summarize
@@ -102,6 +102,14 @@ class Views:
         """Every submission as a row, oldest first, narrowed by ``filters``."""
         return frame(self._store, filters)
 
+    def tasks(
+        self, ids: str | Iterable[str] | None, experiment: str | None,
+        columns: Sequence[str] | None, distinct: bool, filters: Filters,
+    ) -> pd.DataFrame:
+        """The rows of :meth:`df` asked for (see :meth:`genlab.History.tasks`)."""
+        return frame(self._store, filters, ids=ids, experiment=experiment, columns=columns,
+                     distinct=distinct)
+
     def summary(self, by: str | Sequence[str], filters: Filters) -> pd.DataFrame:
         """:func:`genlab.history.summarize` of :meth:`df`."""
         return summarize(self.df(filters), by)
@@ -160,16 +168,27 @@ def _iso(seconds: float | None) -> str | None:
     return datetime.fromtimestamp(seconds, UTC).isoformat() if seconds is not None else None
 
 
-def frame(store: Store, filters: Filters, *, newest: int | None = None) -> pd.DataFrame:
-    """The history as a DataFrame, one row per submission, oldest first (see History.df).
+def frame(
+    store: Store, filters: Filters, *, newest: int | None = None,
+    ids: str | Iterable[str] | None = None, experiment: str | None = None,
+    columns: Sequence[str] | None = None, distinct: bool = False,
+) -> pd.DataFrame:
+    """The history as a DataFrame, one row per submission, oldest first (see History.df and
+    History.tasks).
 
     Args:
         store: the history to read.
         filters: the rows wanted.
         newest: keep only this many of the most recently submitted rows.
+        ids: only these task ids (any number of them).
+        experiment: only the tasks answering this experiment's cells.
+        columns: only these columns (any of :data:`COLUMNS`), in this order; default those
+            of ``df()``.
+        distinct: each row once (ordered by its values, not by submission).
 
     Raises:
         TypeError: a filter that does not exist.
+        ValueError: a column that does not exist.
     """
     import numpy as np
     import pandas as pd
@@ -177,7 +196,13 @@ def frame(store: Store, filters: Filters, *, newest: int | None = None) -> pd.Da
     unknown = sorted(set(filters) - _FILTERS)
     if unknown:
         raise TypeError(f"unknown filter(s) {unknown}; the filters are {sorted(_FILTERS)}")
-    query = sa.select(*(TASKS.c[name] for name in _FETCHED))
+    names = FRAME_COLUMNS if columns is None else _columns(columns)
+    fetched = list(dict.fromkeys(
+        part for name in names for part in (COLUMN[name].span or (name,))))
+    ordered_here = ids is not None and not distinct and newest is None
+    if ordered_here and "submitted_at" not in fetched:  # to sort the chunks' rows by
+        fetched.append("submitted_at")
+    query = sa.select(*(TASKS.c[name] for name in fetched))
     for field in ("model", "status", "tag", "user", "host", "project", "notebook"):
         values = _listify(cast("str | Sequence[str] | None", filters.get(field)))
         if values is not None:
@@ -187,21 +212,36 @@ def frame(store: Store, filters: Filters, *, newest: int | None = None) -> pd.Da
         query = query.where(TASKS.c.submitted_at >= since)
     if until is not None:
         query = query.where(TASKS.c.submitted_at < until)
-    if newest is None:
+    if experiment is not None:
+        cells = EXPERIMENT_CELLS.c
+        query = query.where(TASKS.c.task_id.in_(
+            sa.select(cells.task_id).where(cells.experiment == experiment,
+                                           cells.task_id.is_not(None))))
+    if distinct:
+        query = query.distinct().order_by(*(TASKS.c[name] for name in fetched))
+    elif newest is None:
         query = query.order_by(TASKS.c.submitted_at)
     else:
         query = query.order_by(TASKS.c.submitted_at.desc()).limit(max(0, newest))
-    rows = store.tuples(query)
+    if ids is None:
+        rows = store.tuples(query)
+    else:
+        rows = store.tuples_in(query, TASKS.c.task_id, [ids] if isinstance(ids, str) else ids)
+        if ordered_here:
+            at = fetched.index("submitted_at")
+            rows.sort(key=lambda row: row[at])
+        elif distinct:  # a row of values may come from two chunks
+            rows = list(dict.fromkeys(rows))
     if newest is not None:
         rows.reverse()
     # Built column by column, already in the final order. One 2-D object array is cheaper than
     # zip(*rows), its column slices convert to typed arrays twice as fast as tuples do, and no
     # reindexing copy is needed at the end.
     table = (
-        np.array(rows, dtype=object) if rows else np.empty((0, len(_FETCHED)), dtype=object)
+        np.array(rows, dtype=object) if rows else np.empty((0, len(fetched)), dtype=object)
     )
     data: dict[str, Any] = {}
-    for i, name in enumerate(_FETCHED):
+    for i, name in enumerate(fetched):
         column, kind = table[:, i], COLUMN[name].type
         dtype: Any = COLUMN[name].dtype
         if kind == "time":
@@ -213,10 +253,23 @@ def frame(store: Store, filters: Filters, *, newest: int | None = None) -> pd.Da
         else:
             data[name] = pd.array(column, dtype=dtype)
     ordered: dict[str, Any] = {}
-    for name in FRAME_COLUMNS:
+    for name in names:
         span = COLUMN[name].span
         ordered[name] = data[name] if span is None else _between(data[span[0]], data[span[1]])
     return pd.DataFrame(ordered)
+
+
+def _columns(columns: Sequence[str]) -> tuple[str, ...]:
+    """``columns`` checked against the history's column table."""
+    asked = (columns,) if isinstance(columns, str) else tuple(columns)
+    unknown = [c for c in asked if c not in COLUMN]
+    if unknown or not asked:
+        raise ValueError(
+            f"unknown column(s) {unknown}; the history's columns are {', '.join(COLUMN)}"
+            if unknown else "columns=[] asks for nothing: name one column at least, or leave "
+            "it out for those of df()"
+        )
+    return tuple(dict.fromkeys(asked))
 
 
 def _between(start: Any, end: Any) -> Any:

@@ -293,15 +293,11 @@ def _of_experiment(history: History, experiment: str, votes: pd.DataFrame) -> pd
 
 
 def _history_models(history: History, filters: Filters) -> list[str]:
-    # One DISTINCT query, not df(): a team's history may hold 100,000 tasks.
-    sql, params = "SELECT DISTINCT model FROM tasks WHERE status = ?", ["succeeded"]
-    for name, value in (("model", filters.get("model")), ("tag", filters.get("tag")),
-                        ("project", filters.get("project"))):
-        if value is not None:
-            values = [value] if isinstance(value, str) else list(value)
-            sql += f" AND {name} IN ({', '.join('?' * len(values))})"
-            params += [str(v) for v in values]
-    return sorted(str(row["model"]) for row in history.query(sql, params))
+    # Each model once, not df(): a team's history may hold 100,000 tasks.
+    found = history.tasks(columns=["model"], distinct=True, status="succeeded",
+                          model=filters.get("model"), tag=filters.get("tag"),
+                          project=filters.get("project"))
+    return sorted(str(model) for model in found["model"])
 
 
 def _side_values(votes: pd.DataFrame, side: str, name: str) -> pd.Series:
