@@ -97,7 +97,7 @@ def find_cells(history: History, name: str, cells: Sequence[Cell]) -> _Found:
         >>> cells = plan_cells([kite], ["image-b"], {"colour": "red"})
         >>> found = find_cells(history, "kites", cells)  # nothing run yet: every cell is to send
         >>> money_line(cells, found)
-        '1 cell: 1 to send, with no published price, so no estimate'
+        '1 cell: no published price, so no estimate'
         >>> history.close()
     """
     recorded = {c["cell"]: c.get("task_id") for c in history.experiment_cells(name)}
@@ -130,7 +130,8 @@ def find_cells(history: History, name: str, cells: Sequence[Cell]) -> _Found:
 
 
 def money_line(cells: Sequence[Cell], found: _Found) -> str:
-    """E.g. ``24 cells (2 invalid): 6 done earlier, 16 to send: 6,400 credits estimated``.
+    """E.g. ``24 cells (2 invalid): 6 done earlier, 16 to send: 6,400 credits estimated`` (the
+    one money line, :func:`genlab.grid.money_line`).
 
     Example:
         >>> import pathlib, tempfile, genlab
@@ -139,7 +140,7 @@ def money_line(cells: Sequence[Cell], found: _Found) -> str:
         >>> kite = genlab.prompt("A {colour} kite", name="kite", history=history)
         >>> cells = plan_cells([kite], ["image-b"], {"colour": ["red", "blue"]})
         >>> money_line(cells, find_cells(history, "kites", cells))
-        '2 cells: 2 to send, with no published price, so no estimate'
+        '2 cells: no published price, so no estimate'
         >>> history.close()
     """
     earlier = []
@@ -264,7 +265,7 @@ def experiment(
         ...                    vars={"subject": ["kite", "owl"]}, max_credits=10)
         ...     except genlab.CreditLimitError as refused:
         ...         print("refused:", "nothing was sent" in str(refused))
-        2 cells: 2 to send: 1,600 credits estimated
+        2 cells: 1,600 credits estimated
         refused: True
         >>> [cell["task_id"] for cell in history.experiment_cells("kites")]  # planned, unpaid
         [None, None]
