@@ -107,12 +107,12 @@ def plan(
     if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
         raise ValueError(f"repeats must be a whole number of at least 1, got {repeats!r}")
     swept = sweep(params, model_list)
-    check = Checker()
+    check = Checker(addresses=False)  # a comparison finds nothing by address
     runs: list[Run] = []
     for prompt, model in itertools.product(prompt_list, model_list):
-        for applied in swept.for_model(model):
+        for n, applied in enumerate(swept.for_model(model)):
             body = {"model": model, "prompt": prompt, **applied}
-            cell = check(body)
+            cell = check(body, (model, prompt, n))
             values = {k: applied.get(k) for k in swept.names}
             runs += [
                 Run(prompt, model, values, repeat, body, cell.request, cell.invalid, cell.credits)

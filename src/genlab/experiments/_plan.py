@@ -132,8 +132,8 @@ def cell_key(
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
-def _with_seed(model: str, body: dict[str, Any], seed: int | None) -> dict[str, Any]:
-    where = seed_field(CATALOG[model])
+def _with_seed(where: tuple[str, ...] | None, body: dict[str, Any],
+               seed: int | None) -> dict[str, Any]:
     if seed is not None and where == ("seed",):
         body["seed"] = seed
     elif seed is not None and where is not None:
@@ -202,17 +202,20 @@ def plan_cells(
     sets = variable_sets(variables)
     check_matrix(prompts, sets)
     check = Checker()
-    per_model = [(model, swept.for_model(model)) for model in model_list]
+    per_model = [(model, seed_field(CATALOG[model]), list(enumerate(swept.for_model(model))))
+                 for model in model_list]
     cells = []
     for version, values in itertools.product(prompts, sets):
         own = {k: v for k, v in values.items() if k in version.variables}
         text = fill(version, own)
-        for model, applied_sets in per_model:
-            for applied in applied_sets:
+        for model, where, applied_sets in per_model:
+            for n, applied in applied_sets:
                 keyed = {k: applied[k] for k in swept.swept if k in applied}
                 for seed in seed_list:
-                    body = _with_seed(model, {"model": model, "prompt": text, **applied}, seed)
-                    got = check(body)
+                    body = _with_seed(where, {"model": model, "prompt": text, **applied}, seed)
+                    # The body is (model, text, parameter set, seed where it is sent): a model
+                    # without a seed field has one body, and one check, for every seed.
+                    got = check(body, (model, text, n, seed if where is not None else None))
                     cells.append(Cell(cell_key(version, values, model, seed, keyed), version,
                                       dict(values), model, seed, text, body, got.request,
                                       got.invalid, got.credits, got.address, keyed))
