@@ -124,8 +124,9 @@ class Experiment:
     def df(self) -> pd.DataFrame:
         """One row per cell: ``experiment``, ``prompt_name``, ``prompt_version``, ``prompt``
         (the filled text), one column per variable and per swept parameter, ``model``,
-        ``seed``, ``task_id``, ``status`` (``invalid`` for a refused cell, with the catalog's message in ``error``),
-        ``error``, ``credits``, ``seconds``, the media facts and one column per scorer."""
+        ``seed``, ``task_id``, ``status`` (``invalid`` for a refused cell, with the catalog's
+        message in ``error``), ``error``, ``credits``, ``seconds``, the media facts and one
+        column per scorer."""
         if self._frame is None:
             self._frame = self._read()
         return self._frame
@@ -172,8 +173,8 @@ class Experiment:
                 except (TypeError, ValueError):
                     pass
         columns = ["experiment", "prompt_name", "prompt_version", "prompt", *self.variables,
-                   *self.params, "model", "seed", "task_id", "status", "error", "credits", "seconds",
-                   *FACT_COLUMNS, *self.scorers]
+                   *self.params, "model", "seed", "task_id", "status", "error", "credits",
+                   "seconds", *FACT_COLUMNS, *self.scorers]
         frame = pd.DataFrame(rows, columns=columns)
         for column, dtype in _DTYPES.items():
             frame[column] = frame[column].astype(dtype)
