@@ -15,27 +15,16 @@ Medians of 5. Run it::
 
 from __future__ import annotations
 
-import statistics
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks._util import print_table, row
+from benchmarks._util import median_seconds, print_table, row
 
 RUNS = 5
 GOAL = 1.0
 MODELS = ["image-b", "image-d", "video-a", "video-b"]
 SEEDS = [1, 2]
-
-
-def _median(fn: Any) -> float:
-    times = []
-    for _ in range(RUNS):
-        began = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - began)
-    return statistics.median(times)
 
 
 def run() -> list[dict[str, Any]]:
@@ -62,7 +51,7 @@ def run() -> list[dict[str, Any]]:
                 assert len(cells) == 10_000, len(cells)
                 assert money is not None
 
-            planned = _median(experiment)
+            planned = median_seconds(experiment, repeat=RUNS)
         finally:
             history.close()
     prompts = [f"a kite, take {i}" for i in range(132)]
@@ -74,7 +63,7 @@ def run() -> list[dict[str, Any]]:
         assert len(grid.runs) >= 10_000, len(grid.runs)
         assert grid.money_line
 
-    compared = _median(comparison)
+    compared = median_seconds(comparison, repeat=RUNS)
     return [
         row("plan a 10,000-cell experiment (validate, price, address)", planned, "s", GOAL),
         row("plan a 10,000-run comparison with its money line", compared, "s", GOAL),
