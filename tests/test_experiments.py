@@ -551,3 +551,17 @@ def test_importing_the_client_loads_no_ipython_and_no_progress_bar() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_a_reused_result_is_counted_under_the_tag_of_the_grid_that_reused_it(
+    client: genlab.Client, history: History
+) -> None:
+    request = {"duration": 2, "resolution": "480P"}
+    genlab.compare(client, ["a kite"], ["video-a"], request, tag="paid", progress=False,
+                   quiet=True)
+    again = genlab.compare(client, ["a kite"], ["video-a"], request, tag="reused",
+                           progress=False, quiet=True, reuse=True)
+    assert list(again.df["reused"]) == [True]
+    spend = history.spend(by="tag").set_index("tag")
+    assert int(spend.loc["reused", "reused"]) == 1  # under its own tag, not the payer's
+    assert int(spend.loc["reused", "credits_saved"]) == int(spend.loc["paid", "credits"])

@@ -79,6 +79,7 @@ class Reused:
     credits_saved: int | None
     paths: tuple[Path | str, ...] = ()
     in_flight: bool = False
+    tag: str | None = None  # the reusing submission's own tag (its Labels), for the history
 
     @property
     def message(self) -> str:
@@ -127,6 +128,11 @@ class SubmitEntry:
     assumed_credits: int | None = None  # the budget's assumed price of an unpriced model
     day_cap: int | None = None  # Budget(day=...): submit_started refuses to cross it
     labels: Labels | None = None  # its tag and experiment cell (see Labels)
+
+    @property
+    def tag(self) -> str | None:
+        """The tag this submission carries (its :class:`Labels`), or None."""
+        return self.labels.tag if self.labels is not None else None
 
     @property
     def counted_credits(self) -> int | None:

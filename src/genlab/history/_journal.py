@@ -104,7 +104,7 @@ class Journal:
         entry_id = uuid.uuid4().hex
         prompt = entry.body.get("prompt")
         labels = entry.labels
-        tag = labels.tag if labels is not None and labels.tag is not None else self._tag
+        tag = entry.tag if entry.tag is not None else self._tag
         row = {
             "entry_id": entry_id,
             "model": entry.model,
@@ -190,7 +190,8 @@ class Journal:
         with self._store.write() as db:
             db.execute(sa.insert(REUSES).values(
                 at=time.time(), address=address, task_id=note.task_id, model=model,
-                tag=self._tag, credits_saved=note.credits_saved,
+                tag=note.tag if note.tag is not None else self._tag,
+                credits_saved=note.credits_saved,
             ))
 
     def submit_accepted(self, entry_id: str, task: Task) -> None:
