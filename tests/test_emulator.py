@@ -273,6 +273,21 @@ async def test_media_supports_head_and_range(http: httpx.AsyncClient, clock: Fak
     assert part.status_code == 206 and part.content == full.content[100:200]
 
 
+async def test_media_answers_leave_no_pinned_copies(
+    app: Any, http: httpx.AsyncClient, clock: FakeClock
+) -> None:
+    # Each answer is sent from a hard link of its own (the store may evict its name meanwhile);
+    # the link goes when the answer ends, so served files do not pile up beside the store.
+    task = (await submit(http, dict(genlab.CATALOG["video-f"].EXAMPLE))).json()
+    clock.advance(LATER)
+    url = (await record(http, "video", task["task_id"]))["videos"][0]["url"]
+    for headers in ({}, {"Range": "bytes=0-9"}):
+        assert (await http.get(url, headers=headers)).status_code in (200, 206)
+    assert (await http.head(url)).status_code == 200
+    scratch = app.emulator.store.root / ".scratch"
+    assert not scratch.exists() or list(scratch.iterdir()) == []
+
+
 async def test_media_is_not_served_before_success(http: httpx.AsyncClient) -> None:
     task = (await submit(http, dict(genlab.CATALOG["video-f"].EXAMPLE))).json()
     response = await http.get(f"/media/{task['task_id']}/video-0.mp4")

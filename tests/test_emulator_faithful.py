@@ -21,12 +21,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from genlab.catalog import MB, MediaInfo, media_problems, plan_output, validate
+from genlab.catalog import MB, media_problems, plan_output, validate
 from genlab.catalog._media import DURATION_TOLERANCE
 from genlab.emulator import EmulatorHandle, samples, start
 from genlab.emulator._kept import KeptAudio
-from genlab.emulator._probe import probe_media
 from genlab.emulator._tasks import EmulatedTask, TaskBook
+from genlab.media import MediaInfo, probe
 
 KEY = "sk-genlab-faithful-91d2"
 TONE_HZ = 1000.0
@@ -232,7 +232,9 @@ def test_video_d_takes_a_character_image_larger_than_pillows_bomb_limit(
     http: httpx.Client,
 ) -> None:
     png = huge_png(14000, 6400)
-    assert probe_media(png) == MediaInfo("image", "png", len(png), 14000, 6400)
+    info = probe(png, strict=True)
+    assert (info.kind, info.extension, info.bytes, info.width, info.height) == (
+        "image", ".png", len(png), 14000, 6400)
     body = {"model": "video-d", "prompt": "dance",
             "reference_images": [{"url": upload(http, "character.png", png)}],
             "reference_videos": [{"url": upload(http, "motion.mp4", samples.video(720, 720, 3.5))}]}
@@ -260,8 +262,8 @@ def test_a_megabyte_is_a_mebibyte_everywhere() -> None:
         {"url": "https://x/a.png", "reference_type": "first_frame"}]}).media_requirements(
         "reference_images")
     assert rules is not None and rules.max_bytes == 10 * MB == 10 * 2**20
-    exact = MediaInfo("image", "png", 10 * MB, 720, 720)
-    over = MediaInfo("image", "png", 10 * MB + 1, 720, 720)
+    exact = MediaInfo(kind="image", extension=".png", bytes=10 * MB, width=720, height=720)
+    over = MediaInfo(kind="image", extension=".png", bytes=10 * MB + 1, width=720, height=720)
     assert media_problems("video-c", "reference_images[0]", exact, rules) == []
     assert media_problems("video-c", "reference_images[0]", over, rules) == [
         "video-c: reference_images[0] is 10.0 MB; the maximum is 10 MB"
@@ -273,7 +275,7 @@ def test_clip_durations_have_one_small_tolerance(seconds: float, ok: bool) -> No
     rules = validate({"model": "video-b", "prompt": "p", "reference_images": [
         {"url": "https://x/a.png"}]}).media_requirements("reference_audios")
     assert rules is not None
-    clip = MediaInfo("audio", "wav", 1000, duration=seconds)
+    clip = MediaInfo(kind="audio", extension=".wav", bytes=1000, duration=seconds)
     assert (media_problems("video-b", "reference_audios[0]", clip, rules) == []) is ok
 
 

@@ -20,7 +20,6 @@ import pytest
 from PIL import Image
 
 from genlab.emulator._picture import font, layout, line_height
-from genlab.emulator._probe import MediaProbeError, probe_media
 from genlab.emulator._render import (
     render_audio,
     render_frame_png,
@@ -28,6 +27,7 @@ from genlab.emulator._render import (
     render_test_video,
     render_video,
 )
+from genlab.media import MediaProbeError, probe
 
 LINES = [
     "demo-video-model",
@@ -274,7 +274,7 @@ def test_test_video_has_the_requested_rate_and_container(fps: float, container: 
         assert sum(1 for _ in c.decode(stream)) == round(1.5 * fps)
 
 
-# --- probe_media ----------------------------------------------------------------------------
+# --- probe(strict=True) -----------------------------------------------------------------
 
 
 def pillow_bytes(fmt: str) -> bytes:
@@ -284,38 +284,41 @@ def pillow_bytes(fmt: str) -> bytes:
 
 
 def test_probe_images() -> None:
-    for fmt, data in [
-        ("png", render_image(320, 200, lines=LINES)),
-        ("jpeg", pillow_bytes("JPEG")),
-        ("webp", pillow_bytes("WEBP")),
-        ("gif", pillow_bytes("GIF")),
+    for extension, data in [
+        (".png", render_image(320, 200, lines=LINES)),
+        (".jpg", pillow_bytes("JPEG")),
+        (".webp", pillow_bytes("WEBP")),
+        (".gif", pillow_bytes("GIF")),
     ]:
-        info = probe_media(data)
-        assert (info.kind, info.format, info.width, info.height) == ("image", fmt, 320, 200)
-        assert info.size_bytes == len(data)
+        info = probe(data, strict=True)
+        assert (info.kind, info.extension, info.width, info.height) == (
+            "image", extension, 320, 200)
+        assert info.bytes == len(data)
+        assert probe(data) == info  # a kept file's facts are the emulator's, read leniently
 
 
 def test_probe_videos(clip_audio: bytes) -> None:
-    info = probe_media(clip_audio)
-    assert (info.kind, info.format, info.width, info.height) == ("video", "mp4", 640, 360)
+    info = probe(clip_audio, strict=True)
+    assert (info.kind, info.extension, info.width, info.height) == ("video", ".mp4", 640, 360)
     assert info.fps == pytest.approx(24)
     assert info.duration == pytest.approx(3.0, abs=0.05)
     assert info.has_audio
+    assert probe(clip_audio) == info
 
-    mov = probe_media(render_test_video(320, 240, 2.0, fps=8, container="mov"))
-    assert (mov.kind, mov.format, mov.width, mov.height) == ("video", "mov", 320, 240)
+    mov = probe(render_test_video(320, 240, 2.0, fps=8, container="mov"), strict=True)
+    assert (mov.kind, mov.extension, mov.width, mov.height) == ("video", ".mov", 320, 240)
     assert mov.fps == pytest.approx(8)
     assert mov.duration == pytest.approx(2.0, abs=0.05)
     assert not mov.has_audio
 
 
 def test_probe_audio() -> None:
-    wav = probe_media(render_audio(2.5))
-    assert (wav.kind, wav.format) == ("audio", "wav")
+    wav = probe(render_audio(2.5), strict=True)
+    assert (wav.kind, wav.extension) == ("audio", ".wav")
     assert wav.duration == pytest.approx(2.5, abs=0.05)
     if "libmp3lame" in av.codecs_available:
-        mp3 = probe_media(render_audio(3.2, format="mp3"))
-        assert (mp3.kind, mp3.format) == ("audio", "mp3")
+        mp3 = probe(render_audio(3.2, format="mp3"), strict=True)
+        assert (mp3.kind, mp3.extension) == ("audio", ".mp3")
         assert mp3.duration == pytest.approx(3.2, abs=0.1)
 
 
@@ -345,8 +348,10 @@ def png_claiming(width: int, height: int) -> bytes:
     ],
 )
 def test_probe_refuses_bad_files(make: Any, message: str) -> None:
+    data = make()
     with pytest.raises(MediaProbeError, match=message):
-        probe_media(make())
+        probe(data, strict=True)
+    assert probe(data).bytes == len(data)  # not strict: what is known, never an error
 
 
 def test_probe_never_raises_anything_else_on_cut_files(clip_audio: bytes) -> None:
@@ -354,11 +359,43 @@ def test_probe_never_raises_anything_else_on_cut_files(clip_audio: bytes) -> Non
     for data in (clip_audio, png):
         for cut in np.linspace(1, len(data) - 1, 25).astype(int):
             try:
-                probe_media(data[:cut])
+                probe(data[:cut], strict=True)
             except MediaProbeError:
                 pass
 
 
 def test_probe_reports_fractional_rates() -> None:
-    info = probe_media(render_test_video(320, 240, 1.0, fps=30000 / 1001))
+    info = probe(render_test_video(320, 240, 1.0, fps=30000 / 1001), strict=True)
     assert info.fps == pytest.approx(float(Fraction(30000, 1001)))
+
+
+def mp3_with_cover_art() -> bytes:
+    """An MP3 carrying album art, as music files often do: a one-picture "video" stream."""
+    buf = io.BytesIO()
+    with av.open(io.BytesIO(render_audio(1.0)), "r") as src, av.open(buf, "w", format="mp3") as out:
+        sound = out.add_stream("libmp3lame", rate=44100)
+        cover = out.add_stream("png")
+        cover.width, cover.height, cover.pix_fmt = 16, 16, "rgb24"
+        cover.disposition = av.stream.Disposition.attached_pic
+        for packet in cover.encode(av.VideoFrame.from_image(Image.new("RGB", (16, 16), "red"))):
+            out.mux(packet)
+        for packet in cover.encode():
+            out.mux(packet)
+        for frame in src.decode(audio=0):
+            frame.pts = None
+            for packet in sound.encode(frame):
+                out.mux(packet)
+        for packet in sound.encode():
+            out.mux(packet)
+    return buf.getvalue()
+
+
+@pytest.mark.skipif("libmp3lame" not in av.codecs_available, reason="FFmpeg without an MP3 encoder")
+def test_a_song_with_cover_art_is_audio_to_both_modes_of_the_one_probe() -> None:
+    data = mp3_with_cover_art()
+    with av.open(io.BytesIO(data), "r") as container:
+        assert container.streams.video  # the cover is there, as a picture stream
+    strict, kept = probe(data, strict=True), probe(data)
+    assert (strict.kind, strict.extension, strict.width) == ("audio", ".mp3", None)
+    assert strict.duration == pytest.approx(1.0, abs=0.1)
+    assert kept == strict

@@ -353,10 +353,10 @@ def test_prompt_versions_are_ranked_by_votes_between_their_results(
 
 
 def test_a_scorer_is_a_known_name_or_a_function_and_its_trouble_reads_as_missing() -> None:
-    from genlab.experiments import resolve_scorers, run_scorers
+    from genlab.media.scores import resolve, score
 
     with pytest.raises(ValueError, match="unknown scorer 'clip'.*scorers=\\[my_score\\]"):
-        resolve_scorers(["clip"])
+        resolve(["clip"])
 
     def broken(result: Result) -> float:
         raise RuntimeError("no weights here")
@@ -370,9 +370,9 @@ def test_a_scorer_is_a_known_name_or_a_function_and_its_trouble_reads_as_missing
         return broken
 
     with pytest.raises(ValueError, match="two scorers are named 'broken'"):
-        resolve_scorers([broken, another()])
+        resolve([broken, another()])
     result = Result(task_id="t1", status="succeeded")
-    assert run_scorers(result, resolve_scorers([broken, text])) == {"broken": None, "text": None}
+    assert score(result, resolve([broken, text])) == {"broken": None, "text": None}
 
 
 def test_rating_an_experiment_pairs_its_versions_blind_and_ranks_them(

@@ -10,6 +10,7 @@ import pytest
 
 import genlab
 import genlab.catalog
+import genlab.media
 
 PACKAGES = [genlab, genlab.catalog]
 
@@ -73,6 +74,9 @@ def test_the_documented_surface() -> None:
         assert name in genlab.__all__
     for name in ("output_size", "media_problems_for", "MediaInfo"):
         assert name in genlab.catalog.__all__
+    # One MediaInfo: the facts the catalog's media rules judge are the probe's, so a preflight
+    # check imports it with media_problems_for and passes it genlab.media.probe's answer.
+    assert genlab.catalog.MediaInfo is genlab.MediaInfo is genlab.media.MediaInfo
     assert genlab.validate is genlab.catalog.validate
     assert genlab.CATALOG is genlab.catalog.CATALOG
 

@@ -26,11 +26,12 @@ from ._tables import (
 
 def video_info(seconds: float, *, width: int = 1280, height: int = 720, fps: float = 24.0,
                fmt: str = "mp4") -> MediaInfo:
-    return MediaInfo("video", fmt, 5 * MB, width=width, height=height, duration=seconds, fps=fps)
+    return MediaInfo(kind="video", extension=f".{fmt}", bytes=5 * MB, width=width, height=height,
+                     duration=seconds, fps=fps)
 
 
 def image_info(width: int, height: int, fmt: str = "png") -> MediaInfo:
-    return MediaInfo("image", fmt, 1 * MB, width=width, height=height)
+    return MediaInfo(kind="image", extension=f".{fmt}", bytes=1 * MB, width=width, height=height)
 
 
 def test_video_a_input_videos_may_total_15_s() -> None:
@@ -140,7 +141,7 @@ def test_an_image_that_is_a_video_is_rejected(model: str) -> None:
 def test_video_b_audio_clips_total_15_s() -> None:
     request = genlab.validate(body("video-b", reference_images=[img()],
                                    reference_audios=[aud(), aud()]))
-    clips = [MediaInfo("audio", "mp3", MB, duration=8.0)] * 2
+    clips = [MediaInfo(kind="audio", extension=".mp3", bytes=MB, duration=8.0)] * 2
     problems = media_problems_for(request, {"reference_audios": clips})
     assert [p.loc for p in problems] == [("reference_audios",)]
     assert problems[0].message.startswith("video-b: reference_audios last 16.00 s in all")
@@ -171,11 +172,21 @@ def test_video_e_video_sides_720_to_2160() -> None:
 def test_media_format_and_size() -> None:
     request = genlab.validate(body("video-e", reference_images=[img()]))
     problems = media_problems_for(
-        request, {"reference_images": [MediaInfo("image", "webp", 11 * MB, width=800, height=800)]}
+        request, {"reference_images": [MediaInfo(kind="image", extension=".webp", bytes=11 * MB,
+                                                 width=800, height=800)]}
     )
     text = "\n".join(p.message for p in problems)
     assert "has format webp" in text
     assert "10 MB" in text
+
+
+def test_a_jpg_is_a_jpeg_and_an_unknown_format_is_named_as_such() -> None:
+    request = genlab.validate(body("video-e", reference_images=[img()]))
+    assert media_problems_for(request, {"reference_images": [image_info(800, 800, "jpg")]}) == []
+    unknown = MediaInfo(kind="image", bytes=MB, width=800, height=800)  # the sniffer knew none
+    [problem] = media_problems_for(request, {"reference_images": [unknown]})
+    assert problem.message.startswith(
+        "video-e: reference_images[0] is in a format genlab does not recognise; video-e accepts")
 
 
 def test_media_aspect_ratio_limit() -> None:

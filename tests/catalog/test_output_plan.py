@@ -28,11 +28,12 @@ FPS = 24  # the interface: video-e "output is always 24 fps"; the decisions: all
 
 
 def image_info(width: int, height: int) -> MediaInfo:
-    return MediaInfo("image", "png", 10_000, width, height)
+    return MediaInfo(kind="image", extension=".png", bytes=10_000, width=width, height=height)
 
 
 def video_info(width: int, height: int, seconds: float = 4.0) -> MediaInfo:
-    return MediaInfo("video", "mp4", 100_000, width, height, duration=seconds, fps=30.0)
+    return MediaInfo(kind="video", extension=".mp4", bytes=100_000, width=width, height=height,
+                     duration=seconds, fps=30.0)
 
 
 def plan(request_body: dict[str, Any], **inputs: list[MediaInfo]) -> OutputPlan:

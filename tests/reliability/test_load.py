@@ -47,9 +47,14 @@ def load_requests(n: int) -> list[dict[str, Any]]:
 
 
 def disk_bytes(folder: Path) -> int:
-    """Bytes of finished files in the media folder (in-progress ``.part`` files excluded)."""
-    return sum(p.stat().st_size for p in folder.rglob("*")
-               if p.is_file() and not p.name.endswith(".part"))
+    """Bytes of the stored files in the media folder: in-progress ``.part`` files and the
+    scratch folder excluded (uploads being received, and the links an answer in flight is
+    sent from, which the store removes when the answer ends), each file counted once."""
+    files = {(s.st_dev, s.st_ino): s.st_size for p in folder.rglob("*")
+             if p.is_file() and not p.name.endswith(".part")
+             and ".scratch" not in p.relative_to(folder).parts
+             for s in [p.stat()]}
+    return sum(files.values())
 
 
 async def gather_bounded(jobs: list[Any], concurrency: int) -> list[Any]:

@@ -39,7 +39,7 @@ from genlab.catalog._forms import (
 )
 from genlab.catalog._image import ImageA, ImageB, ImageC, ImageD, ImageRequest
 from genlab.catalog._inputs import media_problems_for
-from genlab.catalog._media import MB, MediaInfo, MediaRequirements, media_problems
+from genlab.catalog._media import MB, MediaRequirements, media_problems
 from genlab.catalog._output import OutputPlan, output_size, plan_output
 from genlab.catalog._parts import FieldBounds, ImageReference, Mode, Reference, Shot, field_bounds
 from genlab.catalog._registry import (
@@ -54,6 +54,10 @@ from genlab.catalog._registry import (
 from genlab.catalog._result import result_of
 from genlab.catalog._video import VideoA, VideoB, VideoC, VideoD, VideoE, VideoF
 from genlab.catalog._video_base import VideoRequest
+
+# The facts the media rules judge (media_problems_for, plan_output's inputs) are the measured
+# facts of genlab.media, the one MediaInfo; named here too for a preflight check's imports.
+from genlab.media import MediaInfo
 
 __all__ = [
     "Adjustment",

@@ -43,7 +43,7 @@ def delivery_mismatches(request: RequestBase, media: Sequence[MediaInfo]) -> tup
     Example:
         >>> from genlab.catalog import MediaInfo, validate
         >>> request = validate({"model": "video-a", "prompt": "a fox", "duration": 4})
-        >>> clip = MediaInfo(kind="video", format="mp4", size_bytes=90_000, width=1280, height=720,
+        >>> clip = MediaInfo(kind="video", extension=".mp4", bytes=90_000, width=1280, height=720,
         ...                  duration=2.0, fps=24)
         >>> delivery_mismatches(request, [clip])
         ('asked 4 s, got 2.0 s',)

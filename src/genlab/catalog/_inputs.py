@@ -11,8 +11,9 @@ from collections.abc import Mapping, Sequence
 
 from genlab._errors import ErrorDetail
 from genlab.catalog._base import RequestBase
-from genlab.catalog._media import DURATION_TOLERANCE, MediaInfo, media_problems
+from genlab.catalog._media import DURATION_TOLERANCE, media_problems
 from genlab.catalog._parts import Reference
+from genlab.media import MediaInfo
 
 Probed = Mapping[str, Sequence[MediaInfo]]
 
@@ -28,7 +29,8 @@ def media_problems_for(request: RequestBase, probed: Probed) -> list[ErrorDetail
         >>> from genlab.catalog import MediaInfo, validate
         >>> request = validate({"model": "video-a", "prompt": "x", "duration": 20,
         ...                     "reference_videos": [{"url": "https://x/a.mp4"}]})
-        >>> clip = MediaInfo("video", "mp4", 1000, 640, 360, duration=12.0, fps=24)
+        >>> clip = MediaInfo(kind="video", extension=".mp4", bytes=1000, width=640, height=360,
+        ...                  duration=12.0, fps=24)
         >>> print(media_problems_for(request, {"reference_videos": [clip]})[0].message)
         video-a: input videos (12.00 s) plus the requested duration (20 s) exceed 30 s; shorten one of them
     """  # noqa: E501

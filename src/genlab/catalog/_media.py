@@ -1,13 +1,17 @@
 """Media requirements as data, and the one function that judges probed media against them.
 
-The emulator fetches and probes reference media (PyAV, Pillow) and asks :func:`media_problems`
-what is wrong; a preflight check on the client side can do the same. Nothing here does I/O.
+The emulator fetches reference media, measures them with :func:`genlab.media.probe`
+(``strict=True``) and asks :func:`media_problems` what is wrong with the facts
+(:class:`genlab.media.MediaInfo`); a preflight check on the client side can do the same.
+Nothing here does I/O.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
+
+from genlab.media import MediaInfo
 
 MediaKind = Literal["image", "video", "audio"]
 
@@ -49,35 +53,6 @@ def resolution_tier(width: int, height: int) -> str | None:
         if short >= floor:
             return label
     return None
-
-
-@dataclass(frozen=True, slots=True)
-class MediaInfo:
-    """What a probe found out about one media file.
-
-    Attributes:
-        kind: ``image``, ``video`` or ``audio``.
-        format: lower-case container or image format name, e.g. ``png``, ``mp4``, ``wav``.
-        size_bytes: the file's size.
-        width, height: pixels (images and videos).
-        duration: seconds (videos and audios).
-        fps: frames per second (videos).
-        has_audio: whether a video carries an audio stream.
-
-    Example:
-        >>> info = MediaInfo(kind="image", format="png", size_bytes=48_213, width=640, height=480)
-        >>> info.width / info.height, info.duration
-        (1.3333333333333333, None)
-    """
-
-    kind: MediaKind
-    format: str
-    size_bytes: int
-    width: int | None = None
-    height: int | None = None
-    duration: float | None = None
-    fps: float | None = None
-    has_audio: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,30 +134,37 @@ def media_problems(
     Args:
         model: the model name, for the message.
         where: the item's location, e.g. ``reference_videos[0]``.
-        info: what the probe found.
+        info: what the probe found (:func:`genlab.media.probe`).
         rules: what the model requires.
 
     Example:
         >>> rules = MediaRequirements(kind="image", formats=("png", "jpeg"), min_side=300)
-        >>> small = MediaInfo(kind="image", format="png", size_bytes=1_000, width=100, height=100)
+        >>> from genlab.media import MediaInfo
+        >>> small = MediaInfo(kind="image", extension=".png", bytes=1_000, width=100, height=100)
         >>> media_problems("video-c", "reference_images[0]", small, rules)
         ['video-c: reference_images[0] is 100x100; width and height must each be at least 300 px']
-    """
+        >>> print(*media_problems("video-c", "reference_images[0]", MediaInfo(kind="image"), rules))
+        video-c: reference_images[0] is in a format genlab does not recognise; video-c accepts png, jpeg
+    """  # noqa: E501
     out: list[str] = []
 
     def bad(text: str) -> None:
         out.append(f"{model}: {where} {text}")
 
-    if info.kind != rules.kind:
+    if info.kind is not None and info.kind != rules.kind:
         bad(f"is {'an' if info.kind[0] in 'aeiou' else 'a'} {info.kind}, not {rules.kind}")
         return out
     allowed = {normalize_format(f) for f in rules.formats}
-    fmt = normalize_format(info.format)
-    # mp4 and mov share one container family; accept either where either is allowed.
-    if fmt not in allowed and not (fmt in {"mp4", "mov"} and allowed & {"mp4", "mov"}):
-        bad(f"has format {fmt}; {model} accepts {', '.join(rules.formats)}")
-    if rules.max_bytes is not None and info.size_bytes > rules.max_bytes:
-        bad(f"is {info.size_bytes / MB:.1f} MB; the maximum is {rules.max_bytes // MB} MB")
+    accepts = f"{model} accepts {', '.join(rules.formats)}"
+    if info.extension is None:
+        bad(f"is in a format genlab does not recognise; {accepts}")
+    else:
+        fmt = normalize_format(info.extension.lstrip("."))
+        # mp4 and mov share one container family; accept either where either is allowed.
+        if fmt not in allowed and not (fmt in {"mp4", "mov"} and allowed & {"mp4", "mov"}):
+            bad(f"has format {fmt}; {accepts}")
+    if rules.max_bytes is not None and info.bytes > rules.max_bytes:
+        bad(f"is {info.bytes / MB:.1f} MB; the maximum is {rules.max_bytes // MB} MB")
     if info.width is not None and info.height is not None:
         w, h = info.width, info.height
         size = f"{w}x{h}"

@@ -21,8 +21,8 @@ from genlab.catalog._dimensions import (
 )
 from genlab.catalog._image import ImageRequest
 from genlab.catalog._inputs import input_video_seconds, reference_size
-from genlab.catalog._media import MediaInfo
 from genlab.catalog._video_base import VideoRequest
+from genlab.media import MediaInfo
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +80,8 @@ def plan_output(
         >>> edit = validate({"model": "video-e", "prompt": "make it snow",
         ...                  "reference_videos": [{"url": "https://x/a.mp4",
         ...                                        "reference_type": "edit_source"}]})
-        >>> clip = MediaInfo("video", "mp4", 1000, 1280, 720, duration=7.6, fps=30)
+        >>> clip = MediaInfo(kind="video", extension=".mp4", bytes=1000, width=1280, height=720,
+        ...                  duration=7.6, fps=30)
         >>> plan = plan_output(edit, inputs={"reference_videos": [clip]})
         >>> plan.width, plan.height, plan.duration, plan.billed_seconds
         (1280, 720, 7.583333333333333, 8.0)

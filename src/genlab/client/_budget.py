@@ -1,8 +1,8 @@
-"""The budget and its one judge: what a submit (or a batch) may cost, and why it is refused.
+"""The budget and its one check: what a submit (or a batch) may cost, and why it is refused.
 
 A :class:`Budget` caps credits per task, per session (this client) and per UTC day (every
 process writing the same history), and says what to do about models without a published
-price. :func:`judge` is the one place the caps are compared with what a submit would cost: it
+price. :func:`cap_refusal` is the one place the caps are compared with what a submit would cost: it
 returns a :class:`Refusal` (which cap, the numbers, whether the price was assumed) or None.
 Every place that refuses or shows a refusal words it from that structure, through
 :meth:`Refusal.message` (the exception raised before sending, the Studio's money line, a
@@ -10,14 +10,14 @@ batch's pre-check, the history's atomic day-cap check), so a budget message is c
 and nowhere else.
 
 Example:
-    >>> refusal = judge([("video-a", 800)], task=500)
+    >>> refusal = cap_refusal([("video-a", 800)], task=500)
     >>> refusal.cap, refusal.credits, refusal.limit
     ('task', 800, 500)
     >>> print(refusal.message())
     video-a: this task would cost 800 credits; the per-task cap is 500. Nothing was sent; lower the duration or resolution, or raise Budget(task=...)
     >>> print(refusal.message(sent=False))
     video-a: this task would cost 800 credits; the per-task cap is 500; lower the duration or resolution, or raise Budget(task=...)
-    >>> judge([("video-a", 800)], task=1000, session=2000, reserved=500) is None
+    >>> cap_refusal([("video-a", 800)], task=1000, session=2000, reserved=500) is None
     True
 """  # noqa: E501
 
@@ -117,7 +117,7 @@ class Refusal:
         return self.message()
 
 
-def judge(
+def cap_refusal(
     runs: Sequence[tuple[str, int | None]], *, task: int | None = None,
     session: int | None = None, day: int | None = None, reserved: int = 0,
     spent_today: int = 0, batch: bool = False, assumed: bool = False,
@@ -133,11 +133,11 @@ def judge(
     batch in words (its money line).
 
     Example:
-        >>> judge([("video-a", 160)] * 4, session=500, batch=True).message()
+        >>> cap_refusal([("video-a", 160)] * 4, session=500, batch=True).message()
         "these 4 runs would cost 640 credits and 500 of the session's 500 remain. Nothing was sent; make the grid smaller or raise Budget(session=...)"
-        >>> judge([("video-a", 160)], day=200, spent_today=160).left
+        >>> cap_refusal([("video-a", 160)], day=200, spent_today=160).left
         40
-        >>> print(judge([("video-a", 160)] * 2, max_credits=300, named="2 runs: 320 credits "
+        >>> print(cap_refusal([("video-a", 160)] * 2, max_credits=300, named="2 runs: 320 credits "
         ...             "estimated"))
         2 runs: 320 credits estimated: more than max_credits=300, so nothing was sent. To run it raise max_credits (to at least 320), or make the grid smaller.
     """  # noqa: E501
@@ -250,13 +250,13 @@ class Budget:
         """True when this budget sets an assumed price for ``model``."""
         return isinstance(self.unpriced, Mapping) and model in self.unpriced
 
-    def judge(
+    def cap_refusal(
         self, runs: Sequence[tuple[str, int | None]], *, reserved: int = 0,
         spent_today: int | None = None, batch: bool = False, assumed: bool = False,
     ) -> Refusal | None:
-        """:func:`judge` with this budget's caps (the day cap only when ``spent_today`` is
+        """:func:`cap_refusal` with this budget's caps (the day cap only when ``spent_today`` is
         given: the history keeps that figure)."""
-        return judge(
+        return cap_refusal(
             runs, task=self.task, session=self.session,
             day=self.day if spent_today is not None else None, reserved=reserved,
             spent_today=spent_today or 0, batch=batch, assumed=assumed,
@@ -267,4 +267,4 @@ def _unpriced_error(name: str) -> CreditLimitError:
     return Refusal("unpriced", name, credits=0, limit=0).error()
 
 
-__all__ = ["Budget", "Cap", "Refusal", "Unpriced", "judge"]
+__all__ = ["Budget", "Cap", "Refusal", "Unpriced", "cap_refusal"]

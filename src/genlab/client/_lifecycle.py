@@ -94,8 +94,8 @@ from genlab.client._tracking import (
     TaskTable,
     Tracked,
     final_unreadable,
-    judge,
     read_record,
+    ready_record,
     timed_out,
     unreadable_at_deadline,
 )
@@ -368,7 +368,7 @@ class Generations:
             here.kind = record.kind
         if isinstance(here.work, Work) and not here.work.model:
             here.work = Work(record.model, record.kind)
-        return judge(here, record), hint
+        return ready_record(here, record), hint
 
     async def read(self, task_id: str, kind: Kind | None) -> tuple[TaskRecord, float | None]:
         """The task's record and the service's polling hint. Without a kind the video

@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from genlab.client._budget import Refusal, judge
+from genlab.client._budget import Refusal, cap_refusal
 from genlab.client._config import Task, TaskRecord
 from genlab.media import MediaInfo, media_name
 
@@ -141,12 +141,12 @@ class SubmitEntry:
 
     def over_the_day(self, spent_today: int) -> Refusal | None:
         """The budget's refusal of this submission when ``spent_today`` credits are already
-        counted on its UTC day and it carries a day cap (the one judge,
-        :func:`~genlab.client._budget.judge`); None when it may be recorded."""
+        counted on its UTC day and it carries a day cap (the one check,
+        :func:`~genlab.client._budget.cap_refusal`); None when it may be recorded."""
         if self.day_cap is None:
             return None
-        return judge([(self.model, self.counted_credits)], day=self.day_cap,
-                     spent_today=spent_today)
+        return cap_refusal([(self.model, self.counted_credits)], day=self.day_cap,
+                           spent_today=spent_today)
 
     @property
     def duration_key(self) -> DurationKey:
@@ -240,8 +240,9 @@ def record_results(
     mismatches: Sequence[str] = (),
 ) -> None:
     """``journal.results_saved`` with the facts when the journal takes them, else with the
-    paths alone: a journal written before media facts existed (``results_saved(task_id,
-    paths)``) keeps working.
+    paths alone. Who needs the second form: a journal written against genlab 0.1.0, whose
+    public ``genlab.client.TaskJournal`` had ``results_saved(task_id, paths)`` (passed as
+    ``AsyncClient(history=...)``); tests/test_history_media_facts.py keeps one working.
 
     Example:
         >>> class Old:

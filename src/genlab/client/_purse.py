@@ -2,12 +2,12 @@
 refused, and the figures a person reads.
 
 Every submit reserves what the :class:`~genlab.client._budget.Budget` counts for it (the
-published price, else the assumed one) before anything is sent; the one judge
-(:func:`~genlab.client._budget.judge`) refuses a submit that would cross a cap, with
+published price, else the assumed one) before anything is sent; the one check
+(:func:`~genlab.client._budget.cap_refusal`) refuses a submit that would cross a cap, with
 :class:`~genlab.CreditLimitError`, and nothing is sent. The reservation is released when the
 service refuses the request, and kept when it was accepted or may have been (an uncertain
 submission may have been billed). The day cap spans processes, so the history checks it
-atomically when it records the submit (``SubmitEntry.day_cap``), asking the same judge.
+atomically when it records the submit (``SubmitEntry.day_cap``), asking the same check.
 
 Example:
     >>> from genlab.client._prepare import prepare
@@ -144,7 +144,7 @@ class Purse:
         credits = self._count(budget, entry, request)
         assumed = entry.credits is None and credits is not None
         with self._lock:
-            refusal = budget.judge([(entry.model, credits)], reserved=self.reserved,
+            refusal = budget.cap_refusal([(entry.model, credits)], reserved=self.reserved,
                                    assumed=assumed)
             if refusal is not None:
                 raise refusal.error()
@@ -169,7 +169,7 @@ class Purse:
         except CreditLimitError:  # the one refusal a price raises
             refused: Refusal | None = Refusal("unpriced", entry.model, 0, 0)
         else:
-            refused = budget.judge(
+            refused = budget.cap_refusal(
                 [(entry.model, credits)], reserved=self.reserved, spent_today=self._spent_today(),
                 assumed=entry.credits is None and credits is not None,
             )
@@ -259,7 +259,7 @@ class Purse:
         spent = None
         if budget.day is not None and self._spend is not None:
             spent = self._spend.day_spent(datetime.now(UTC))  # a decision: read it now
-        refusal = budget.judge(runs, reserved=self.reserved, spent_today=spent, batch=True,
+        refusal = budget.cap_refusal(runs, reserved=self.reserved, spent_today=spent, batch=True,
                                assumed=assumed)
         if refusal is not None:
             raise refusal.error()

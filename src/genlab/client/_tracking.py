@@ -158,7 +158,7 @@ def _where(loc: tuple[int | str, ...]) -> str:
     return text
 
 
-def judge(here: Tracked, record: TaskRecord) -> TaskRecord | None:
+def ready_record(here: Tracked, record: TaskRecord) -> TaskRecord | None:
     """The record to act on, or None when it is not ready to be taken (succeeded without
     media, within the grace). Warns once about a record naming another model.
 

@@ -210,11 +210,11 @@ class Http:
         Exception (a cancellation, KeyboardInterrupt) is never retried."""
         c = self.config
 
-        def judge(exc: BaseException) -> bool | float:  # stamina's type since 26.2
+        def retried(exc: BaseException) -> bool | float:  # stamina's type since 26.2
             return isinstance(exc, Exception) and on(exc)
 
         return stamina.retry_context(
-            on=judge,
+            on=retried,
             attempts=c.max_retries + 1,
             timeout=None,
             wait_initial=c.retry_wait_initial,

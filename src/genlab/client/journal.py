@@ -2,7 +2,7 @@
 history (``genlab.history``) implements and imports. This module is the documented interface
 for sibling packages (history, comparison, report, widgets, connect): the journal protocols,
 what a journal keeps, the default in-memory journal, and the few helpers they share with the
-client (safe file names, the budget's judge of the day cap). Kept media and their file names
+client (safe file names, the budget's check of the day cap). Kept media and their file names
 are :mod:`genlab.media`'s. People use ``genlab.client`` (the user's API) instead.
 
 The client calls a :class:`TaskJournal` at each step of a task's life, so that a submission
@@ -24,7 +24,7 @@ from are not the journal's business: a client is given a durations source of its
 (``AsyncClient(durations=...)``; ``genlab.connect()`` passes the history's).
 
 Where each part lives: the protocols and records in ``_protocols``, the writer thread in
-``_writer``, the in-memory journal in ``_memory``, the budget's judge in ``_budget``.
+``_writer``, the in-memory journal in ``_memory``, the budget's check in ``_budget``.
 
 Example:
     journal = MemoryJournal()
@@ -33,8 +33,7 @@ Example:
 
 from __future__ import annotations
 
-from genlab._errors import CreditLimitError
-from genlab.client._budget import Refusal, judge
+from genlab.client._budget import Refusal, cap_refusal
 from genlab.client._config import API_KEY_ENV, BASE_URL_ENV, ConfigOptions, RequestLike
 from genlab.client._durations import DurationSample
 from genlab.client._memory import JournalEntry, MemoryJournal
@@ -51,19 +50,6 @@ from genlab.client._protocols import (
 )
 from genlab.client._uploads import safe_filename
 from genlab.client._writer import JournalWriter, recording
-
-
-def day_limit_error(what: str, credits: int, spent: int, cap: int) -> CreditLimitError:
-    """The refusal of a submit (or a batch) that would cross ``Budget(day=...)``, worded by
-    the budget's judge (:class:`Refusal`); kept for journals written against the interface
-    before the judge. ``what`` names it, e.g. ``"video-a: this task"``.
-
-    Example:
-        >>> print(day_limit_error("video-a: this task", 800, 1500, 2000))
-        video-a: this task would cost 800 credits and 500 of today's 2,000 remain (UTC day, every process writing this history). Nothing was sent; raise Budget(day=...) or wait for 00:00 UTC
-    """  # noqa: E501
-    return Refusal("day", None, credits, cap, spent, named=what).error()
-
 
 __all__ = [
     "API_KEY_ENV",
@@ -83,8 +69,7 @@ __all__ = [
     "SubmitEntry",
     "TaskJournal",
     "Work",
-    "day_limit_error",
-    "judge",
+    "cap_refusal",
     "record_results",
     "recording",
     "safe_filename",

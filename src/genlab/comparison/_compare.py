@@ -25,7 +25,7 @@ from genlab.client import (
     TaskRecord,
     VideoResult,
 )
-from genlab.client.journal import judge
+from genlab.client.journal import cap_refusal
 from genlab.comparison._plan import Run, plan
 from genlab.comparison._result import Comparison
 from genlab.grid import run_cells
@@ -123,7 +123,7 @@ def compare(
     if not quiet:
         print(grid.money_line)  # money first: called from a cell, so stdout is the reader's
     valid = [r for r in grid.runs if r.request is not None]
-    refusal = judge([(r.model, r.credits) for r in valid], max_credits=max_credits,
+    refusal = cap_refusal([(r.model, r.credits) for r in valid], max_credits=max_credits,
                     batch=True, named=grid.money_line)
     if refusal is not None:
         raise refusal.error()

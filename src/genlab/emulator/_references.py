@@ -23,9 +23,9 @@ from urllib.parse import unquote, urlsplit
 import httpx
 
 from genlab._errors import ErrorDetail
-from genlab.catalog import MB, MediaInfo, RequestBase, media_problems_for
-from genlab.emulator._probe import MediaProbeError, probe_media
+from genlab.catalog import MB, RequestBase, media_problems_for
 from genlab.emulator._store import MediaStore
+from genlab.media import MediaInfo, MediaProbeError, probe
 
 DEFAULT_MAX_BYTES = 100 * MB
 DEFAULT_MAX_REQUEST_BYTES = 512 * MB
@@ -163,7 +163,7 @@ async def fetched_references(
 def _probe_path(path: Path) -> MediaInfo:
     try:
         with path.open("rb") as file:
-            return probe_media(file)
+            return probe(file, strict=True)
     except FileNotFoundError:
         raise MediaProbeError("the file went away while it was read; send it again") from None
 

@@ -26,7 +26,6 @@ from genlab.experiments._experiment import FACT_COLUMNS, Experiment
 from genlab.experiments._plan import Cell, plan_cells, seed_field, variable_sets
 from genlab.experiments._prompt import Prompt, PromptDiff, default_history, fill, prompt, slots
 from genlab.experiments._run import experiment, find_cells, money_line
-from genlab.experiments._scoring import Scorer, resolve_scorers, run_scorers
 from genlab.experiments._verdict import (
     Verdict,
     median_interval,
@@ -41,7 +40,6 @@ __all__ = [
     "Experiment",
     "Prompt",
     "PromptDiff",
-    "Scorer",
     "Verdict",
     "default_history",
     "experiment",
@@ -51,9 +49,7 @@ __all__ = [
     "money_line",
     "plan_cells",
     "prompt",
-    "resolve_scorers",
     "resolve_version",
-    "run_scorers",
     "seed_field",
     "slots",
     "variable_sets",

@@ -20,12 +20,12 @@ from typing import Any
 from genlab import grid
 from genlab.catalog import CATALOG
 from genlab.client import AsyncClient, Client, Labels, Task
-from genlab.client.journal import judge
+from genlab.client.journal import cap_refusal
 from genlab.experiments._experiment import Experiment
 from genlab.experiments._plan import Cell, plan_cells
 from genlab.experiments._prompt import Prompt, prompt, same_history
-from genlab.experiments._scoring import Scorer, resolve_scorers, run_scorers
 from genlab.history import History
+from genlab.media.scores import Scorer, resolve, score
 
 _CHUNK = 500
 
@@ -199,7 +199,7 @@ def score_missing(
     def one(task_id: str, missing: Mapping[str, Scorer]) -> None:
         result = history.record(task_id)
         if result is not None and result.succeeded:
-            history.save_scores(task_id, run_scorers(result, missing))
+            history.save_scores(task_id, score(result, missing))
 
     with ThreadPoolExecutor(max(1, min(workers, len(todo)))) as pool:
         for future in [pool.submit(one, t, s) for t, s in todo]:
@@ -285,7 +285,7 @@ def experiment(
     history = _history_of(client)
     given = [prompts] if isinstance(prompts, str | Prompt) else list(prompts)
     versions = list(dict.fromkeys(_version(p, history) for p in given))
-    named = resolve_scorers(scorers)
+    named = resolve(list(scorers))
     cells = plan_cells(versions, models, vars, params, seeds)
     valid = [c for c in cells if c.request is not None]
     history.plan_cells(name, [c.row() for c in valid])
@@ -293,7 +293,7 @@ def experiment(
     line = money_line(cells, found)
     if not quiet:
         print(line)  # money first: called from a cell, so stdout is the reader's
-    refusal = judge([(c.model, c.credits) for c in found.to_send], max_credits=max_credits,
+    refusal = cap_refusal([(c.model, c.credits) for c in found.to_send], max_credits=max_credits,
                     batch=True, named=line)
     if refusal is not None:
         raise refusal.error()

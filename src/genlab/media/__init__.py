@@ -16,7 +16,7 @@ Example:
 
 from __future__ import annotations
 
-from genlab.media._info import MediaInfo, probe
+from genlab.media._info import DECODE_PIXELS, MediaInfo, MediaProbeError, probe
 from genlab.media._provenance import (
     MAX_PROVENANCE_BYTES,
     PROVENANCE_FORMATS,
@@ -57,6 +57,7 @@ from genlab.media._storage import (
 __all__ = [
     "AUDIO_SUFFIXES",
     "CONTENT_TYPES",
+    "DECODE_PIXELS",
     "IMAGE_SUFFIXES",
     "MAX_PROVENANCE_BYTES",
     "MEDIA_ENV",
@@ -68,6 +69,7 @@ __all__ = [
     "VIDEO_SUFFIXES",
     "Location",
     "MediaInfo",
+    "MediaProbeError",
     "Sniffed",
     "ValidatedRequest",
     "by_extension",

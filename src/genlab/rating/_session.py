@@ -45,11 +45,12 @@ from genlab.history import (
     GoldSide,
     History,
 )
+from genlab.media.card import Shown
 from genlab.media.degrade import DEGRADATIONS, degrade
 from genlab.rating._chooser import Chooser
 from genlab.rating._pairs import Item, experiment_items, items_of, pairs_of, rating_entry
 from genlab.rating._source import source_of
-from genlab.report import Embed, Fetch, Leaderboard, MediaReader, leaderboard, vote_counts
+from genlab.report import Fetch, Leaderboard, MediaReader, leaderboard, vote_counts
 
 DEFAULT_PAIRS = 50
 """A session's goal when none is given: every distinct pair once, up to this many."""
@@ -184,7 +185,7 @@ class RatingSession:
         self._fetch = plain.fetch
         self._tag = plain.tag
         self._reader = MediaReader(plain.fetch)
-        self._embeds: OrderedDict[str, Embed] = OrderedDict()
+        self._embeds: OrderedDict[str, Shown] = OrderedDict()
         self.goal = min(size, DEFAULT_PAIRS if pairs is None else max(0, pairs))
         # Gold pairs come on top of the goal, so that they are `gold` of every pair shown.
         self._gold_goal = round(self.goal * self.gold / (1 - self.gold))
@@ -237,12 +238,12 @@ class RatingSession:
                     "for the same prompt")
         return f"done: {self.progress_text} rated"
 
-    def media(self, pair: Pair) -> tuple[Embed, Embed]:
+    def media(self, pair: Pair) -> tuple[Shown, Shown]:
         """The two results' media, ready to embed (saved files first, else ``fetch``; a gold
         pair's worse side degraded here)."""
         return self._embed(pair.left_item), self._embed(pair.right_item)
 
-    def _embed(self, item: Item) -> Embed:
+    def _embed(self, item: Item) -> Shown:
         found = self._embeds.get(item.task_id)
         if found is None:
             how = next((d for d in DEGRADATIONS if d == item.degraded), None)

@@ -63,7 +63,6 @@ from genlab.report._leaderboard_charts import plot_leaderboard, plot_win_rates
 from genlab.report._leaderboard_html import leaderboard_html
 from genlab.report._media import (
     MAX_FETCH_BYTES,
-    Embed,
     Fetch,
     MediaReader,
     embed_file,
@@ -79,7 +78,6 @@ __all__ = [
     "BOARD_COLUMNS",
     "ELO_BASE",
     "ELO_SCALE",
-    "Embed",
     "Fetch",
     "HTML",
     "Leaderboard",

@@ -31,13 +31,12 @@ from genlab.display import (
     escape,
 )
 from genlab.history import normalized, summarize
-from genlab.media.card import MEDIA_CSS, THUMB_WIDTH, tile_html
+from genlab.media.card import MEDIA_CSS, THUMB_WIDTH, Shown, tile_html
 from genlab.media.preview import MAX_EMBED_BYTES
 from genlab.report._charts import figure_png, plot_spend, plot_summary
 from genlab.report._leaderboard import leaderboard
 from genlab.report._leaderboard_html import leaderboard_section
 from genlab.report._media import (
-    Embed,
     Fetch,
     MediaReader,
     is_missing,
@@ -127,7 +126,7 @@ def _key(value: Any) -> Any:
     return value
 
 
-def _run_html(row: Mapping[str, Any], embed: Embed | None, numbered: bool,
+def _run_html(row: Mapping[str, Any], embed: Shown | None, numbered: bool,
               page_folder: str | os.PathLike[str] | None) -> str:
     status = str(row["status"])
     parts = [f'<div class="run run-{_esc(status)}">']

@@ -57,11 +57,6 @@ _SIDE_STEMS = ("_cover", "_last_frame")
 _NOT_SAVED = "not saved; pass fetch=client.fetch_media to show it from its URL"
 
 
-Embed = Shown
-"""One media item ready for a page (:class:`genlab.media.card.Shown`): the element and its
-data URI, and/or a note for people."""
-
-
 def thumbnail(data: bytes, width: int = THUMB_WIDTH) -> str | None:
     """An image (or a video's first frame) downscaled to at most ``width`` pixels wide and
     turned upright, as a data URI (:func:`genlab.media.preview.image_preview`).
@@ -183,7 +178,7 @@ class MediaReader:
         max_bytes: int = MAX_EMBED_BYTES,
         thumb_width: int = THUMB_WIDTH,
         transform: Callable[[bytes], bytes] | None = None,
-    ) -> Embed:
+    ) -> Shown:
         """What a gallery cell shows for one row's first result (passed through ``transform``
         first when given: a gold pair's degraded copy)."""
         paths = saved_paths(row.get("paths"))
@@ -193,9 +188,9 @@ class MediaReader:
             if data is not None and transform is not None:
                 data = transform(data)
         except Exception as exc:  # any failure becomes a note in its cell, never a crash
-            return Embed(None, note=f"media unavailable ({reason(exc)})")
+            return Shown(None, note=f"media unavailable ({reason(exc)})")
         if data is None:
-            return Embed(None, note=_NOT_SAVED if url else "no media saved or linked")
+            return Shown(None, note=_NOT_SAVED if url else "no media saved or linked")
         cover_path, cover_url = _local(paths, cover=True), _text(row.get("cover_url"))
         # A degraded copy's poster is its own first frame, never the original's cover.
         return shown_bytes(data, cover=(lambda: None) if transform is not None
@@ -209,7 +204,7 @@ def embed_file(
     *,
     max_bytes: int = MAX_EMBED_BYTES,
     thumb_width: int = THUMB_WIDTH,
-) -> Embed:
+) -> Shown:
     """One saved file (a path, or a storage URL such as ``s3://bucket/runs/t1.mp4``), for a
     view that shows results at full size: :func:`genlab.media.card.shown_file`.
 

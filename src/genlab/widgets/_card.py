@@ -1,7 +1,7 @@
 """A task card: one submission's status, elapsed time, steps, result and errors, drawn from
-its :class:`~genlab.widgets._task.Task`.
+its :class:`~genlab.widgets._task.Submission`.
 
-The card only draws: its :class:`~genlab.widgets._task.Task` submits, waits, keeps and
+The card only draws: its :class:`~genlab.widgets._task.Submission` submits, waits, keeps and
 downloads, and the card observes the task's traits (status, steps, record, media, note,
 error, finished) and assigns its widgets' traits. The result's body is the one card's
 (:func:`genlab.media.card.result_body_html`); what the card shows around it (header, badge,
@@ -40,7 +40,7 @@ from genlab.display import BORDER, ERROR, MUTED, escape, status_badge, styled, t
 from genlab.widgets._background import Background
 from genlab.widgets._browser import copy_button
 from genlab.widgets._protocols import StudioClient
-from genlab.widgets._task import Task
+from genlab.widgets._task import Submission
 
 _PROGRESS = {"submitting": 0, "queued": 1, "processing": 2}
 _BAR_STYLE = {"succeeded": "success", "failed": "danger", "error": "danger",
@@ -72,7 +72,7 @@ def failure_html(exc: BaseException) -> str:
 
 class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
     """One submission, from "submitting" to its media or its error: the view of a
-    :class:`~genlab.widgets._task.Task` (``card.task``).
+    :class:`~genlab.widgets._task.Submission` (``card.task``).
 
     Args:
         client: runs the task (:class:`~genlab.widgets.StudioClient`).
@@ -88,7 +88,7 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
 
     Attributes:
         task: the controller the card draws; ``body``, ``status``, ``future``, ``record``,
-            ``error`` and ``paths`` are its own (see :class:`~genlab.widgets._task.Task`).
+            ``error`` and ``paths`` are its own (see :class:`~genlab.widgets._task.Submission`).
         header, badge, elapsed, progress, steps, media, message, folder, download_button,
         code_button, code, stop_button, fold_button, close_button: the parts.
 
@@ -119,7 +119,7 @@ class TaskCard(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hi
                                   margin="0 0 6px 0", flex="0 0 auto")
         )
         self.add_class("genlab-card")
-        self.task = Task(client, body, media_dir=media_dir, checked=checked, reuse=reuse)
+        self.task = Submission(client, body, media_dir=media_dir, checked=checked, reuse=reuse)
         self._work = Background.shared()
         self._on_close: list[Callable[[TaskCard], object]] = [on_close] if on_close else []
 

@@ -41,8 +41,9 @@ from genlab.comparison import Comparison
 from genlab.display import ACTIVE, BORDER, ERROR, MUTED, SHADE, TEXT, escape, text
 from genlab.experiments import Experiment
 from genlab.history import Answer, Filters, History
+from genlab.media.card import Shown
 from genlab.rating import Pair, RatingSession
-from genlab.report import Embed, Fetch, Leaderboard, leaderboard_html
+from genlab.report import Fetch, Leaderboard, leaderboard_html
 from genlab.widgets._offline import offline_html
 
 # The two sides always sit side by side, each at most half the width, their media scaled to fit
@@ -299,7 +300,7 @@ class Rater(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
                                     tag="div")
 
 
-def _side(label: str, key: str, embed: Embed) -> str:
+def _side(label: str, key: str, embed: Shown) -> str:
     caption = f"<figcaption>{label} <kbd>{key}</kbd></figcaption>"
     if embed.tag == "video":
         shown = (f'<video src="{embed.uri}" autoplay muted loop playsinline controls '

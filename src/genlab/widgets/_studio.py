@@ -153,7 +153,7 @@ class Studio(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hint
         state: the :class:`StudioState` (``state.model``: observe it to follow the model).
         forms: model -> its form, built the first time the model is shown.
         cards: the task cards, oldest first (shown newest first, in a scrolling list); each
-            draws its :class:`~genlab.widgets._task.Task`, which talks to the client.
+            draws its :class:`~genlab.widgets._task.Submission`, which talks to the client.
         submit_button, kind_picker, model_picker (the shown kind's; ``pickers``: one per
         kind), mode_label, credits_label, errors, hint, notices, reuse_offer, tabs (tasks,
         compare, history), card_box, clear_button, history_panel, compare_panel,

@@ -8,7 +8,7 @@ the widgets' :class:`~genlab.widgets.Background`, so the runner stays free to po
 error ends up in the traits (``error``, ``note``), never raised from a callback.
 
 Example:
-    task = Task(client, {"model": "image-b", "prompt": "a kite"}).start()
+    task = Submission(client, {"model": "image-b", "prompt": "a kite"}).start()
     task.future.result()      # the TaskRecord
     task.wait_done(60)        # True once the final state is set (media drawn)
 """
@@ -64,7 +64,7 @@ def scratch_folder() -> Path:
         return _scratch[0]
 
 
-class Task(traitlets.HasTraits):
+class Submission(traitlets.HasTraits):
     """One submission, from "submitting" to its media or its error.
 
     Args:
@@ -154,7 +154,7 @@ class Task(traitlets.HasTraits):
 
     # --- submitting, waiting ------------------------------------------------------------
 
-    def start(self) -> Task:
+    def start(self) -> Submission:
         """Submit in the background and return at once (``self.future`` holds the record)."""
         self.started = time.monotonic()
         self._set_status("submitting")

@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import BinaryIO
 
-import anyio
 from fastapi import APIRouter
 from fastapi.responses import FileResponse, Response
 from starlette.types import Receive, Scope, Send
@@ -21,39 +17,38 @@ router = APIRouter()
 @router.head("/media/{key:path}", include_in_schema=False)
 @router.get("/media/{key:path}", tags=["emulator"], summary="Media files (public, no key needed)")
 async def media(key: str, state: State) -> Response:
-    # The bounded store may evict (unlink) a file at any moment, so the file is opened before
-    # the answer starts: an open file outlives its unlinking. A file evicted before it could be
-    # opened is rendered again, a few tries at most.
+    # The bounded store may evict (unlink) a file at any moment, so the answer is sent from a
+    # hard link of its own (a second name for the same bytes, in the store's scratch folder),
+    # made before the answer starts and removed when it ends: eviction removes only the
+    # store's name. This relies on no web framework's internals (Starlette's FileResponse
+    # opens its path itself, whatever was opened before). A file evicted before it could be
+    # linked is rendered again, a few tries at most.
     for _ in range(3):
         stored = await state.media(key)
         if stored is None:
             raise Problem(404, "MEDIA_NOT_FOUND", f"no media at {key!r} (yet)")
+        pinned = state.store.scratch(stored.path.suffix)
         try:
-            held = stored.path.open("rb")
+            os.link(stored.path, pinned)
         except FileNotFoundError:
             continue
-        return HeldFileResponse(held, stored.path, media_type=stored.content_type)
+        return PinnedFileResponse(pinned, media_type=stored.content_type)
     raise Problem(503, "SERVICE_UNAVAILABLE", "the media store is too busy; try again")
 
 
-class HeldFileResponse(FileResponse):
-    """A FileResponse over a file opened before the response was returned.
+class PinnedFileResponse(FileResponse):
+    """A FileResponse over a hard link made for this one answer, removed when it ends.
 
-    The media store may evict (unlink) the path at any moment; the open file stays readable.
-    Starlette reads the body through ``_open_file``; where a Starlette version lacks that hook,
-    it opens the path itself.
+    The media store may evict (unlink) its own name for the file at any moment; the link keeps
+    the bytes until the answer is sent, or the client went away.
     """
 
-    def __init__(self, held: BinaryIO, path: Path, *, media_type: str) -> None:
-        super().__init__(path, media_type=media_type, stat_result=os.fstat(held.fileno()))
-        self._held = held
-
-    @asynccontextmanager
-    async def _open_file(self) -> AsyncIterator[anyio.AsyncFile[bytes]]:
-        yield anyio.wrap_file(self._held)  # closed by __call__, once
+    def __init__(self, pinned: Path, *, media_type: str) -> None:
+        super().__init__(pinned, media_type=media_type)
+        self._pinned = pinned
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
             await super().__call__(scope, receive, send)
         finally:
-            self._held.close()
+            self._pinned.unlink(missing_ok=True)

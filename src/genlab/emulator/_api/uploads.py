@@ -16,9 +16,8 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 from python_multipart.multipart import MultipartParser, parse_options_header
 
-from genlab.catalog import MediaInfo
 from genlab.emulator._api.deps import BaseUrl, Problem, RequestId, State, answer, service_faults
-from genlab.emulator._probe import MediaProbeError, probe_media
+from genlab.media import MediaInfo, MediaProbeError, probe
 
 if TYPE_CHECKING:  # a typing-only name of python-multipart
     from python_multipart.multipart import MultipartCallbacks
@@ -102,7 +101,7 @@ async def uploads(request: Request, state: State, rid: RequestId, base: BaseUrl)
 
 def _probe(path: Path) -> MediaInfo:
     with path.open("rb") as file:
-        return probe_media(file)
+        return probe(file, strict=True)
 
 
 class _FilePart:
