@@ -31,6 +31,7 @@ TITLES = {
     "bench_rating": ("Rating: leaderboards, the next pair, agreement between raters and votes "
                      "needed (median)"),
     "bench_experiment": "Prompt experiments: plan a 72-cell matrix; reopen it (median of 5)",
+    "bench_grid": "The one grid at scale: plan 10,000 cells (median of 5)",
     "bench_scores": "Scorers: each built-in one on a kept 5 s 720p video (median of 5, cold)",
     "bench_gate": "The gate: false alarms on 1,000 simulated A/A experiments (alpha 0.05)",
 }

@@ -181,7 +181,8 @@ def test_the_money_line_is_printed(
     line = capsys.readouterr().out.strip()
     # video-a: 2 valid (2 s and 3 s at 480P: 160 + 240), 2 invalid; image-d: one run per
     # resolution (it has no duration), 480P refused.
-    assert line == "6 runs (3 invalid): 400 credits estimated; 1 run has no published price"
+    assert line == (
+        "6 runs (3 invalid): 3 to send: 400 credits estimated; 1 run has no published price")
 
 
 def test_max_credits_refuses_before_anything_is_sent(
@@ -220,7 +221,7 @@ def test_a_grid_without_any_price_says_so_instead_of_zero_credits() -> None:
     assert plan(["a kite"], ["video-b", "video-c"], {}).money_line == (
         "2 runs: no published price, so no estimate")
     assert plan(["a kite"], ["video-b", "video-d"], {}).money_line == (
-        "2 runs (1 invalid); 1 to send, with no published price, so no estimate")
+        "2 runs (1 invalid): 1 to send, with no published price, so no estimate")
 
 
 def test_repeats_run_each_combination_again(client: genlab.Client) -> None:

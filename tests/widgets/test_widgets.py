@@ -300,11 +300,11 @@ def test_seed_typed_as_text_is_judged_by_the_catalog(studio: Studio) -> None:
 
 def test_credits_are_estimated_live(studio: Studio) -> None:
     studio.set(model="video-a", prompt="a fox", duration=5, resolution="720P")
-    assert "800 credits" in studio.credits_label.value
+    assert "800 credits estimated" in studio.credits_label.value
     studio.set(duration=10)
-    assert "1600 credits" in studio.credits_label.value
-    studio.set(model="video-b", prompt="waves")
-    assert "price not published" in studio.credits_label.value
+    assert "1,600 credits estimated" in studio.credits_label.value
+    studio.set(model="video-b", prompt="waves")  # the words of every money line
+    assert "no published price, so no estimate" in studio.credits_label.value
 
 
 def test_notices_are_shown(studio: Studio) -> None:

@@ -33,7 +33,7 @@ from genlab.client._config import (
     VideoResult,
 )
 from genlab.client._pacing import FixedPacing
-from genlab.client._protocols import PastResult
+from genlab.client._protocols import Labels, PastResult
 from genlab.client._purse import BudgetQuote
 from genlab.client._reuse import ReusedRecord
 from genlab.client._sync import Client
@@ -51,6 +51,7 @@ __all__ = [
     "ConfigOptions",
     "FixedPacing",
     "ImageResult",
+    "Labels",
     "Outcome",
     "PastResult",
     "ReusedRecord",

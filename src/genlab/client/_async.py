@@ -17,15 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import importlib
 import inspect
 import logging
 import os
-import sys
-import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Unpack
 
@@ -53,13 +51,14 @@ from genlab.client._media import MAX_MEDIA_BYTES, download_task, fetch_media, wh
 from genlab.client._memory import MemoryJournal
 from genlab.client._pacing import ForecastPacing, Pacing
 from genlab.client._prepare import prepare
-from genlab.client._protocols import TaskJournal
+from genlab.client._protocols import Labels, TaskJournal
 from genlab.client._purse import BudgetQuote, Purse
 from genlab.client._reuse import PastResult, Reuse, ReusedRecord
 from genlab.client._transport import Http
 from genlab.client._uploads import FileLike, digest_of, inline_reference, upload
 from genlab.client._writer import JournalWriter
-from genlab.display import MUTED, text
+from genlab.display import MUTED, in_notebook, text
+from genlab.display import LiveLine as Live
 from genlab.media import Result, copy_media, is_remote, media_location
 
 logger = logging.getLogger("genlab")
@@ -203,6 +202,7 @@ class AsyncClient:
         extra_body: Mapping[str, Any] | None = None,
         kind: Kind | None = None,
         reuse: bool | None = None,
+        labels: Labels | None = None,
         **fields: Any,
     ) -> Task:
         """Validate a request with the catalog, then submit it once, inside the budget.
@@ -217,6 +217,9 @@ class AsyncClient:
             reuse: answer with an earlier succeeded result of the same request at zero
                 credits (``True``), never (``False``), or when the request fixes a ``seed``
                 (``None``, the default). Identical submits in flight are then joined.
+            labels: what the history records with this submission (its tag, its experiment
+                cell); it travels on the submission, so submissions made at once from
+                several threads each keep their own.
             **fields: request fields; they override and extend ``request_or_body``.
 
         Returns:
@@ -235,6 +238,8 @@ class AsyncClient:
             task = await client.submit(model="video-g", prompt="waves", kind="video")
         """
         entry, request = prepare(request_or_body, fields, extra_body=extra_body, kind=kind)
+        if labels is not None:
+            entry = replace(entry, labels=labels)
         return await self._life.submit(entry, request, reuse)
 
     async def get(self, task_or_id: TaskRef, *, kind: Kind | None = None) -> Result:
@@ -374,21 +379,38 @@ class AsyncClient:
         timeout: float | None = None,
         on_update: OnUpdate | None = None,
         reuse: bool | None = None,
+        labels: Labels | Sequence[Labels | None] | None = None,
     ) -> Outcomes:
         """Run many requests, at most ``concurrency`` at a time; one outcome per request.
 
         Outcomes come back in input order. A failure of one request (invalid, uncertain,
         failed, timed out) is captured in its outcome's ``error`` and never stops the others.
         ``reuse`` is :meth:`submit`'s: with it off, N identical requests are N samples. The
-        batch's polls are paced as a batch (fewer requests, a little more lag).
+        batch's polls are paced as a batch (fewer requests, a little more lag). ``labels``
+        (one for all, or one per request) go with each submission into the history (see
+        :meth:`submit`).
 
         Example:
             outcomes = await client.map([{"model": "image-b", "prompt": p} for p in prompts])
             [o.record.images[0].url for o in outcomes if o.ok]
         """
+        items = list(requests)
+        if labels is None or isinstance(labels, Labels):
+            each: list[Labels | None] = [labels] * len(items)
+        else:
+            each = list(labels)
+            if len(each) != len(items):
+                raise ValueError(f"labels has {len(each)} entries for {len(items)} requests; "
+                                 "give one per request, or one Labels for all")
+        label_of: dict[int, Labels | None] = {}
+        for i, label in enumerate(each):
+            if id(items[i]) in label_of:  # the same object twice: each submission its own
+                item = items[i]
+                items[i] = item.model_copy() if isinstance(item, RequestBase) else dict(item)
+            label_of[id(items[i])] = label
 
         async def submit(request: RequestLike) -> Task:
-            return await self.submit(request, reuse=reuse)
+            return await self.submit(request, reuse=reuse, labels=label_of.get(id(request)))
 
         async def wait(task: Task) -> TaskRecord:
             task_id, kind = self._resolve(task, None)
@@ -397,7 +419,7 @@ class AsyncClient:
                 batch=True,
             )
 
-        return await run_many(requests, submit, wait, concurrency=concurrency)
+        return await run_many(items, submit, wait, concurrency=concurrency)
 
     async def find_reusable(
         self, request_or_body: RequestLike | None = None, /, **fields: Any
@@ -610,17 +632,8 @@ class AsyncClient:
 __all__ = ["AsyncClient", "ClientOptions", "DurationSource"]
 
 
-# The live line of a wait in a notebook.
-
-
-def in_notebook() -> bool:
-    """True on a Jupyter kernel's own thread, where a live line can show: never on a
-    background thread (a runner, a widget's worker), whose output would reach the wrong cell.
-    """
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython is not None else None
-    return (shell is not None and getattr(shell, "kernel", None) is not None
-            and threading.current_thread() is threading.main_thread())
+# The live line of a wait in a notebook: the client says what it sees (task, status, time,
+# expected finish); genlab.display owns the output it is drawn in.
 
 
 class LiveLine:
@@ -638,12 +651,7 @@ class LiveLine:
         self.task_id, self.model, self.expected = task_id, model, expected
         self.status = "waiting"
         self.began = time.monotonic()
-        self._handle: Any = None
-        self._html: Any = None
-        if show if show is not None else in_notebook():
-            shown: Any = importlib.import_module("IPython.display")  # untyped: used as Any
-            self._html = shown.HTML
-            self._handle = shown.display(shown.HTML(self.html()), display_id=True)
+        self._line = Live(self.html(), show=show)  # its output's one owner
 
     def seen(self, record: TaskRecord) -> None:
         """A new record (any thread): the next update shows its status."""
@@ -671,8 +679,7 @@ class LiveLine:
 
     def update(self) -> None:
         """Redraw the line (from the waiting cell's thread)."""
-        if self._handle is not None:
-            self._handle.update(self._html(self.html()))
+        self._line.update(self.html())
 
     @contextmanager
     def until_done(self) -> Iterator[None]:
@@ -692,13 +699,13 @@ class LiveLine:
         """End the line: one line saying how the task ended, or nothing (an interrupt or a
         timeout reports itself). The result shows its card where it is displayed, as any
         object does: ``r`` or ``display(r)``, never twice by itself."""
-        if self._handle is None:
+        if not self._line.shown:
             return
         if record is None:
-            self._handle.update(self._html(""))
+            self._line.close("")
             return
         ended = f"{self.model or record.model or 'task'} · task {self.task_id} · {record.status}"
         ended += f" in {time.monotonic() - self.began:.1f} s"
         if record.error is not None:
             ended += f": {record.error.code}"
-        self._handle.update(self._html(self.html(ended)))
+        self._line.close(self.html(ended))

@@ -146,7 +146,8 @@ class Generations:
         running = self.reuse.running(key) if key is not None else None
         if key is not None and running is not None:  # 2a. join the identical submission
             task = await asyncio.shield(running)
-            note = Reused(task.task_id, None, entry.counted_credits, in_flight=True)
+            note = Reused(task.task_id, None, entry.counted_credits, in_flight=True,
+                          tag=entry.tag)
             await self.reuse.told(key, entry.model, note)
             return ReusedTask.model_validate({**task.model_dump(), "reused": note})
         async with TaskHold(self.slots, self.reuse, key, self.config) as hold:
@@ -156,7 +157,7 @@ class Generations:
             credits = entry.counted_credits  # 2b. a result kept from before
             note = Reused(
                 past.record.task_id, past.submitted_at,
-                credits if credits is not None else past.credits, past.files,
+                credits if credits is not None else past.credits, past.files, tag=entry.tag,
             )
             record = reused_record(past, note, request or entry.body)
             kind = record.kind or cast(Kind, entry.kind)

@@ -79,6 +79,7 @@ class Reused:
     credits_saved: int | None
     paths: tuple[Path | str, ...] = ()
     in_flight: bool = False
+    tag: str | None = None  # the reusing submission's own tag (its Labels), for the history
 
     @property
     def message(self) -> str:
@@ -96,6 +97,22 @@ class Reused:
 
 
 @dataclass(frozen=True, slots=True)
+class Labels:
+    """What travels with one submission into the journal, on its entry (never on shared
+    state): its tag, and the experiment cell it fills. A history records the tag on the task's
+    row and, when the service accepts the task, its id against the cell in the same step.
+
+    Example:
+        >>> Labels(tag="kite-study", experiment="kite-study", cell="3f2a").tag
+        'kite-study'
+    """
+
+    tag: str | None = None
+    experiment: str | None = None
+    cell: str | None = None  # the cell's key in ``experiment``
+
+
+@dataclass(frozen=True, slots=True)
 class SubmitEntry:
     """One submission about to be sent. Holds the body as sent; the API key is never in it."""
 
@@ -110,6 +127,12 @@ class SubmitEntry:
     address: str | None = None  # the content address (genlab.catalog.content_address)
     assumed_credits: int | None = None  # the budget's assumed price of an unpriced model
     day_cap: int | None = None  # Budget(day=...): submit_started refuses to cross it
+    labels: Labels | None = None  # its tag and experiment cell (see Labels)
+
+    @property
+    def tag(self) -> str | None:
+        """The tag this submission carries (its :class:`Labels`), or None."""
+        return self.labels.tag if self.labels is not None else None
 
     @property
     def counted_credits(self) -> int | None:

@@ -31,11 +31,12 @@ from collections.abc import Callable, Coroutine, Iterable
 from typing import Any, Concatenate, ParamSpec, TypeVar, Unpack
 
 from genlab.catalog import RequestBase
-from genlab.client._async import AsyncClient, ClientOptions, LiveLine, in_notebook
+from genlab.client._async import AsyncClient, ClientOptions, LiveLine
 from genlab.client._budget import Budget
 from genlab.client._config import ClientConfig, OnUpdate, RequestLike, Task, TaskRecord, TaskRef
 from genlab.client._protocols import TaskJournal
 from genlab.client._purse import BudgetQuote
+from genlab.display import in_notebook
 from genlab.media import Result
 
 logger = logging.getLogger("genlab")

@@ -40,6 +40,7 @@ from genlab.client._memory import JournalEntry, MemoryJournal
 from genlab.client._pacing import Work
 from genlab.client._protocols import (
     DurationKey,
+    Labels,
     PastResult,
     Reused,
     SpendJournal,
@@ -58,6 +59,7 @@ __all__ = [
     "DurationSample",
     "JournalEntry",
     "JournalWriter",
+    "Labels",
     "MemoryJournal",
     "PastResult",
     "Refusal",

@@ -6,7 +6,6 @@ import functools
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import pandas as pd
@@ -17,27 +16,30 @@ from genlab._errors import (
     TaskTimeoutError,
 )
 from genlab.catalog import CATALOG
-from genlab.client import AsyncClient, Client, Outcome, ReusedRecord, TaskRecord, VideoResult
+from genlab.client import (
+    AsyncClient,
+    Client,
+    Labels,
+    Outcome,
+    ReusedRecord,
+    TaskRecord,
+    VideoResult,
+)
 from genlab.client.journal import cap_refusal
 from genlab.comparison._plan import Run, plan
-from genlab.comparison._progress import GridProgress
 from genlab.comparison._result import Comparison
+from genlab.grid import run_cells
 from genlab.history import History
 from genlab.media import Result
 from genlab.report import MAX_FETCH_BYTES
 
 
-def _tagging(client: Client, history: History | None, tag: str | None) -> Any:
-    journal = client.history
-    if history is not None and history is not journal:
+def _check_history(client: Client, history: History | None) -> None:
+    if history is not None and history is not client.history:
         raise ValueError(
             "history= must be the history the client records into; create the client with "
             "genlab.Client(history=history), or leave history= out"
         )
-    if tag is not None and isinstance(journal, History):
-        context: AbstractContextManager[None] = journal.tagging(tag)
-        return context
-    return nullcontext()  # a memory journal keeps no tags; Comparison.df still has the tag
 
 
 def compare(
@@ -117,7 +119,7 @@ def compare(
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
     grid = plan(prompts, models, params, repeats)
-    tagging = _tagging(client, history, tag)
+    _check_history(client, history)
     if not quiet:
         print(grid.money_line)  # money first: called from a cell, so stdout is the reader's
     valid = [r for r in grid.runs if r.request is not None]
@@ -128,8 +130,14 @@ def compare(
     client.check_budget([r.request for r in valid if r.request is not None])
     outcomes: list[Outcome] = []
     if valid:
-        outcomes = _run(client, valid, concurrency, timeout, progress, tagging, reuse,
-                        on_update)
+        # The tag travels on each submission (a memory journal keeps none; Comparison.df
+        # still has it).
+        outcomes = run_cells(
+            client, [r.request for r in valid if r.request is not None],
+            labels=Labels(tag=tag) if tag is not None else None, concurrency=concurrency,
+            timeout=timeout, reuse=reuse, progress=progress, desc="compare", unit="run",
+            on_update=on_update,
+        ).outcomes
     saved = _download(client, outcomes, download_dir, concurrency) if download_dir else {}
     by_run = {id(run): i for i, run in enumerate(valid)}
     rows, records = [], []
@@ -142,39 +150,6 @@ def compare(
     journal = client.history if isinstance(client.history, History) else None
     return Comparison(_frame(rows, grid.params), grid=grid, records=records, tag=tag, fetch=fetch,
                       history=journal)
-
-
-def _run(
-    client: Client,
-    runs: Sequence[Run],
-    concurrency: int,
-    timeout: float | None,
-    progress: bool,
-    tagging: Any,
-    reuse: bool | None,
-    also: Callable[[TaskRecord], object] | None = None,
-) -> list[Outcome]:
-    bar = GridProgress(len(runs), enabled=progress)
-
-    def on_update(record: TaskRecord) -> None:
-        # Called on the client's runner thread, once per status change of each task.
-        if also is not None:
-            also(record)
-        if record.done:
-            bar.ended(record.status)
-
-    try:
-        with tagging:
-            outcomes = client.map(
-                [r.request for r in runs if r.request is not None],
-                concurrency=concurrency,
-                timeout=timeout,
-                on_update=on_update,
-                reuse=reuse,
-            )
-    finally:
-        bar.close()  # runs that ended without a final record (refused, uncertain, timed out)
-    return outcomes
 
 
 def _download(

@@ -43,6 +43,8 @@ class Comparison:
             saved).
         swept: the parameters that were swept; they are gallery columns next to the model.
         money_line: what was printed before the runs.
+        runs: the grid's cells in ``df``'s order (:class:`Run`: each with its validated
+            request, or the catalog's message for an invalid one).
         records: each row's final task record, or None.
         fetch: reads a result's media for the gallery and the report (``compare`` gives its
             client's ``fetch_media``); None reads saved files only.
@@ -85,6 +87,7 @@ class Comparison:
         self.swept = grid.swept
         self.estimate = grid.estimate
         self.money_line = grid.money_line
+        self.runs = list(grid.runs)  # the grid's cells, each with its validated request
         self.records = list(records)
         self.tag = tag
         self.fetch = fetch

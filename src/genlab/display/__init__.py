@@ -6,6 +6,9 @@ dark themes both read and pages outside JupyterLab still look right; badges carr
 background. Every text that came from
 a person or a service goes through :func:`escape` (the helpers that take text do it for you).
 
+It is also the one owner of live output in a cell (:class:`LiveLine`, :class:`ProgressBar`):
+the client and the grids report progress to these and never import IPython themselves.
+
 This package imports nothing of genlab's, so every layer, the wire format included, may use it.
 
 Example:
@@ -31,6 +34,7 @@ from genlab.display._markup import (
     table,
     text,
 )
+from genlab.display._progress import LiveLine, ProgressBar, in_notebook
 from genlab.display._theme import (
     ACTIVE,
     BACKGROUND,
@@ -65,9 +69,11 @@ __all__ = [
     "FAINT",
     "HTML",
     "LINK",
+    "LiveLine",
     "MUTED",
     "NEUTRAL",
     "ON_BADGE",
+    "ProgressBar",
     "SHADE",
     "STATUS_COLOURS",
     "SUCCESS",
@@ -78,6 +84,7 @@ __all__ = [
     "card",
     "escape",
     "grid",
+    "in_notebook",
     "lines",
     "status_badge",
     "styled",

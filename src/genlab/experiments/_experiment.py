@@ -98,6 +98,11 @@ class Experiment:
         return list(dict.fromkeys(k for c in self.cells for k in c.variables))
 
     @property
+    def params(self) -> list[str]:
+        """The swept request parameters' names (a column of :attr:`df` each)."""
+        return list(dict.fromkeys(k for c in self.cells for k in c.params))
+
+    @property
     def invalid(self) -> list[tuple[Cell, str]]:
         """The cells the catalog refused (never sent), with its message."""
         return [(c, c.invalid) for c in self.cells if c.invalid is not None]
@@ -117,9 +122,10 @@ class Experiment:
     @property
     def df(self) -> pd.DataFrame:
         """One row per cell: ``experiment``, ``prompt_name``, ``prompt_version``, ``prompt``
-        (the filled text), one column per variable, ``model``, ``seed``, ``task_id``,
-        ``status`` (``invalid`` for a refused cell, with the catalog's message in ``error``),
-        ``error``, ``credits``, ``seconds``, the media facts and one column per scorer."""
+        (the filled text), one column per variable and per swept parameter, ``model``,
+        ``seed``, ``task_id``, ``status`` (``invalid`` for a refused cell, with the catalog's
+        message in ``error``), ``error``, ``credits``, ``seconds``, the media facts and one
+        column per scorer."""
         if self._frame is None:
             self._frame = self._read()
         return self._frame
@@ -143,6 +149,7 @@ class Experiment:
                 "experiment": self.name, "prompt_name": cell.prompt.name,
                 "prompt_version": cell.prompt.version, "prompt": cell.text,
                 **{v: cell.variables.get(v) for v in self.variables},
+                **{p: cell.params.get(p) for p in self.params},
                 "model": cell.model, "seed": cell.seed, "task_id": task_id,
                 "status": "uncertain" if task is None and cell.key in self._uncertain
                 else _status(cell, task, self.errors.get(cell.key)),
@@ -160,14 +167,14 @@ class Experiment:
                 except (TypeError, ValueError):
                     pass
         columns = ["experiment", "prompt_name", "prompt_version", "prompt", *self.variables,
-                   "model", "seed", "task_id", "status", "error", "credits", "seconds",
-                   *FACT_COLUMNS, *self.scorers]
+                   *self.params, "model", "seed", "task_id", "status", "error", "credits",
+                   "seconds", *FACT_COLUMNS, *self.scorers]
         frame = pd.DataFrame(rows, columns=columns)
         for column, dtype in _DTYPES.items():
             frame[column] = frame[column].astype(dtype)
         for column in self.scorers:
             frame[column] = frame[column].astype("Float64")
-        for column in self.variables:
+        for column in [*self.variables, *self.params]:
             frame[column] = pd.Series(list(frame[column]), index=frame.index,
                                       dtype=object).convert_dtypes()
         return DisplayFrame(frame)

@@ -1,5 +1,7 @@
-"""An experiment's matrix: prompt versions x variable sets x models x seeds, validated and
-priced before anything is sent.
+"""An experiment's matrix: prompt versions x variable sets x models x swept parameters x
+seeds, validated and priced before anything is sent, by the one grid (:mod:`genlab.grid`):
+``params`` follow its sweep grammar as in ``genlab.compare`` (a list sweeps, a scalar is
+fixed), and so do ``vars``.
 
 Each cell's body is the filled prompt, the parameters the model has, and its seed where the
 model's request takes one (for other models the seed only numbers a fresh sample). A body the
@@ -26,13 +28,14 @@ import hashlib
 import itertools
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, get_args
 
 from pydantic import BaseModel
 
-from genlab.catalog import CATALOG, RequestBase, checked, content_address
+from genlab.catalog import CATALOG, RequestBase
 from genlab.experiments._prompt import Prompt, fill
+from genlab.grid import Checker, check_models, combinations, sweep
 
 
 @dataclass(slots=True)
@@ -51,6 +54,8 @@ class Cell:
         invalid: the catalog's message for a refused body.
         credits: the published price; None when unknown or invalid.
         address: the request's content address.
+        params: the swept request parameters as applied to this cell (``{"duration": 8}``);
+            empty when nothing is swept.
 
     Example:
         >>> import pathlib, tempfile, genlab
@@ -74,6 +79,7 @@ class Cell:
     invalid: str | None
     credits: int | None
     address: str | None
+    params: dict[str, Any] = field(default_factory=dict)
 
     def row(self) -> dict[str, Any]:
         """The cell as the history records it."""
@@ -83,19 +89,14 @@ class Cell:
 
 
 def variable_sets(variables: Mapping[str, Any] | None) -> list[dict[str, Any]]:
-    """Every combination of the variables' values (a list or tuple is swept; any other
-    value is the one value).
+    """Every combination of the variables' values, by the grid's one sweep grammar
+    (:func:`genlab.grid.combinations`: a list sweeps, any other value is the one value).
 
     Example:
         >>> variable_sets({"subject": ["kite", "owl"], "place": "dunes"})
         [{'subject': 'kite', 'place': 'dunes'}, {'subject': 'owl', 'place': 'dunes'}]
     """
-    given = dict(variables or {})
-    for name, values in given.items():
-        if isinstance(values, list | tuple) and not values:
-            raise ValueError(f"vars[{name!r}] is an empty list: give it at least one value")
-    swept = [list(v) if isinstance(v, list | tuple) else [v] for v in given.values()]
-    return [dict(zip(given, combo, strict=True)) for combo in itertools.product(*swept)]
+    return combinations(dict(variables or {}), what="vars")
 
 
 def seed_field(cls: type[RequestBase]) -> tuple[str, ...] | None:
@@ -118,18 +119,21 @@ def seed_field(cls: type[RequestBase]) -> tuple[str, ...] | None:
     return None
 
 
-def cell_key(prompt: Prompt, variables: Mapping[str, Any], model: str, seed: int | None) -> str:
-    """A cell's stable identity: the same call in another process plans the same keys."""
-    text = json.dumps([prompt.name, prompt.version, dict(variables), model, seed],
-                      sort_keys=True, default=str, ensure_ascii=False)
+def cell_key(
+    prompt: Prompt, variables: Mapping[str, Any], model: str, seed: int | None,
+    params: Mapping[str, Any] | None = None,
+) -> str:
+    """A cell's stable identity: the same call in another process plans the same keys (the
+    swept parameters count only when there are any, so earlier experiments keep theirs)."""
+    parts: list[Any] = [prompt.name, prompt.version, dict(variables), model, seed]
+    if params:
+        parts.append(dict(params))
+    text = json.dumps(parts, sort_keys=True, default=str, ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
-def _body(model: str, text: str, params: Mapping[str, Any], seed: int | None) -> dict[str, Any]:
-    cls = CATALOG[model]
-    body: dict[str, Any] = {"model": model, "prompt": text}
-    body.update({k: v for k, v in params.items() if k in cls.model_fields})
-    where = seed_field(cls)
+def _with_seed(where: tuple[str, ...] | None, body: dict[str, Any],
+               seed: int | None) -> dict[str, Any]:
     if seed is not None and where == ("seed",):
         body["seed"] = seed
     elif seed is not None and where is not None:
@@ -139,26 +143,12 @@ def _body(model: str, text: str, params: Mapping[str, Any], seed: int | None) ->
     return body
 
 
-def check_matrix(
-    prompts: Sequence[Prompt], models: Sequence[str], sets: Sequence[Mapping[str, Any]],
-    params: Mapping[str, Any],
-) -> None:
-    """Refuse, before anything is planned, what makes no matrix: no prompt, model or seed, an
-    unknown model, a parameter no model has, a variable no version uses or a slot without
-    values."""
+def check_matrix(prompts: Sequence[Prompt], sets: Sequence[Mapping[str, Any]]) -> None:
+    """Refuse, before anything is planned, what makes no matrix of prompts: no prompt, a
+    variable no version uses or a slot without values (models and parameters are the grid's
+    to check: :func:`genlab.grid.check_models`, :func:`genlab.grid.sweep`)."""
     if not prompts:
         raise ValueError("an experiment needs at least one prompt: prompts=[kite, kite2]")
-    if not models:
-        raise ValueError("an experiment needs at least one model: models=['image-b']")
-    unknown = [m for m in models if m not in CATALOG]
-    if unknown:
-        raise ValueError(f"unknown model(s) {unknown}; the catalog has {', '.join(CATALOG)}")
-    for name in params:
-        if name in ("model", "prompt"):
-            raise ValueError(f"give {name}s with {name}s=[...], not in params")
-        if not any(name in CATALOG[m].model_fields for m in models):
-            raise ValueError(f"{name!r} is not a field of {', '.join(models)}; "
-                             "see genlab.CATALOG[model].model_fields")
     given = set(sets[0]) if sets else set()
     for version in prompts:
         missing = [v for v in version.variables if v not in given]
@@ -199,29 +189,34 @@ def plan_cells(
         (8, ['A blue kite', 'A red kite'])
         >>> history.close()
     """
-    model_list = list(dict.fromkeys([models] if isinstance(models, str) else models))
+    if not prompts:
+        raise ValueError("an experiment needs at least one prompt: prompts=[kite, kite2]")
+    model_list = check_models(models, "an experiment")
     seed_list = list(dict.fromkeys(seeds))
     if not seed_list:
         raise ValueError("an experiment needs at least one seed: seeds=[1, 2]")
     for seed in seed_list:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise ValueError(f"seeds are whole numbers, got {seed!r}")
+    swept = sweep(params, model_list)
     sets = variable_sets(variables)
-    given = dict(params or {})
-    check_matrix(prompts, model_list, sets, given)
-    seen: dict[str, tuple[RequestBase | None, str | None, int | None, str | None]] = {}
+    check_matrix(prompts, sets)
+    check = Checker()
+    per_model = [(model, seed_field(CATALOG[model]), list(enumerate(swept.for_model(model))))
+                 for model in model_list]
     cells = []
     for version, values in itertools.product(prompts, sets):
         own = {k: v for k, v in values.items() if k in version.variables}
         text = fill(version, own)
-        for model, seed in itertools.product(model_list, seed_list):
-            body = _body(model, text, given, seed)
-            memo = json.dumps(body, sort_keys=True, default=str)
-            if memo not in seen:  # a model without seeds: the same body for every seed
-                request, invalid, credits = checked(body)
-                address = content_address(request) if request is not None else None
-                seen[memo] = (request, invalid, credits, address)
-            request, invalid, credits, address = seen[memo]
-            cells.append(Cell(cell_key(version, values, model, seed), version, dict(values),
-                              model, seed, text, body, request, invalid, credits, address))
+        for model, where, applied_sets in per_model:
+            for n, applied in applied_sets:
+                keyed = {k: applied[k] for k in swept.swept if k in applied}
+                for seed in seed_list:
+                    body = _with_seed(where, {"model": model, "prompt": text, **applied}, seed)
+                    # The body is (model, text, parameter set, seed where it is sent): a model
+                    # without a seed field has one body, and one check, for every seed.
+                    got = check(body, (model, text, n, seed if where is not None else None))
+                    cells.append(Cell(cell_key(version, values, model, seed, keyed), version,
+                                      dict(values), model, seed, text, body, got.request,
+                                      got.invalid, got.credits, got.address, keyed))
     return cells

@@ -12,15 +12,14 @@ found by the experiment's tag and their request's content address.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
+from genlab import grid
 from genlab.catalog import CATALOG
-from genlab.client import AsyncClient, Client, Task
+from genlab.client import AsyncClient, Client, Labels, Task
 from genlab.client.journal import cap_refusal
 from genlab.experiments._experiment import Experiment
 from genlab.experiments._plan import Cell, plan_cells
@@ -98,7 +97,7 @@ def find_cells(history: History, name: str, cells: Sequence[Cell]) -> _Found:
         >>> cells = plan_cells([kite], ["image-b"], {"colour": "red"})
         >>> found = find_cells(history, "kites", cells)  # nothing run yet: every cell is to send
         >>> money_line(cells, found)
-        '1 cell: 1 to send, with no published price, so no estimate'
+        '1 cell: no published price, so no estimate'
         >>> history.close()
     """
     recorded = {c["cell"]: c.get("task_id") for c in history.experiment_cells(name)}
@@ -131,7 +130,8 @@ def find_cells(history: History, name: str, cells: Sequence[Cell]) -> _Found:
 
 
 def money_line(cells: Sequence[Cell], found: _Found) -> str:
-    """E.g. ``24 cells (2 invalid): 6 done earlier, 16 to send: 6,400 credits estimated``.
+    """E.g. ``24 cells (2 invalid): 6 done earlier, 16 to send: 6,400 credits estimated`` (the
+    one money line, :func:`genlab.grid.money_line`).
 
     Example:
         >>> import pathlib, tempfile, genlab
@@ -140,78 +140,45 @@ def money_line(cells: Sequence[Cell], found: _Found) -> str:
         >>> kite = genlab.prompt("A {colour} kite", name="kite", history=history)
         >>> cells = plan_cells([kite], ["image-b"], {"colour": ["red", "blue"]})
         >>> money_line(cells, find_cells(history, "kites", cells))
-        '2 cells: 2 to send, with no published price, so no estimate'
+        '2 cells: no published price, so no estimate'
         >>> history.close()
     """
-    invalid = sum(c.request is None for c in cells)
-    text = f"{len(cells):,} cell{'' if len(cells) == 1 else 's'}"
-    if invalid:
-        text += f" ({invalid:,} invalid)"
-    parts = []
+    earlier = []
     if found.done:
-        parts.append(f"{len(found.done):,} done earlier")
+        earlier.append(f"{len(found.done):,} done earlier")
     if found.waiting:
-        parts.append(f"{len(found.waiting):,} still running")
+        earlier.append(f"{len(found.waiting):,} still running")
     if found.uncertain:
-        parts.append(f"{len(found.uncertain):,} uncertain (not sent again)")
-    sending = len(found.to_send)
-    parts.append(f"{sending:,} to send" if sending else "nothing to send")
-    if sending:
-        estimate = sum(c.credits or 0 for c in found.to_send)
-        unpriced = sum(c.credits is None for c in found.to_send)
-        if unpriced == sending:
-            parts[-1] += ", with no published price, so no estimate"
-        else:
-            parts[-1] += f": {estimate:,} credits estimated"
-            if unpriced:
-                parts[-1] += f" ({unpriced:,} with no published price)"
-    return f"{text}: {', '.join(parts)}"
-
-
-def _progress(total: int, enabled: bool) -> Any:
-    if not enabled or not total:
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc="cells", unit="cell")
+        earlier.append(f"{len(found.uncertain):,} uncertain (not sent again)")
+    return grid.money_line(len(cells), unit="cell", invalid=sum(c.request is None for c in cells),
+                           earlier=earlier, sending=[c.credits for c in found.to_send])
 
 
 def _run(
-    client: Client, history: History, name: str, found: _Found,
-    scorers: Mapping[str, Scorer], concurrency: int, timeout: float | None, progress: bool,
+    client: Client, history: History, name: str, found: _Found, concurrency: int,
+    timeout: float | None, progress: bool,
 ) -> dict[str, str]:
+    """Send the cells to send and wait for those still running, through the one grid runner:
+    each submission carries its tag and cell, so the history records the cell's task id in the
+    same step as the task's acceptance."""
+    sending = [c for c in found.to_send if c.request is not None]
+    ran = grid.run_cells(
+        client, [c.request for c in sending if c.request is not None],
+        labels=[Labels(tag=name, experiment=name, cell=c.key) for c in sending],
+        waiting=[Task(task_id=t, model=c.model, kind=CATALOG[c.model].KIND)
+                 for c, t in found.waiting],
+        concurrency=concurrency, timeout=timeout, progress=progress, desc=name, unit="cell",
+    )
     errors: dict[str, str] = {}
-    lock = threading.Lock()
-    work: list[tuple[Cell, str | None]] = [(c, None) for c in found.to_send]
-    work += found.waiting
-    bar = _progress(len(work), progress)
-
-    def one(cell: Cell, task_id: str | None) -> None:
-        try:
-            if task_id is None:
-                assert cell.request is not None
-                task = client.submit(cell.request)
-                history.cell_task(name, cell.key, task.task_id)  # at once: a crash loses none
-            else:
-                task = Task(task_id=task_id, model=cell.model, kind=CATALOG[cell.model].KIND)
-            result = client.wait(task, timeout=timeout, raise_on_failure=False, progress=False)
-            if result.succeeded and scorers:
-                history.save_scores(result.task_id, score(result, scorers))
-        except Exception as exc:  # one cell's trouble never stops the others; shown in df
-            with lock:
-                errors[cell.key] = f"{type(exc).__name__}: {exc}"
-        finally:
-            if bar is not None:
-                bar.update(1)
-
-    tagging = history.tagging(name) if work else nullcontext()
-    try:
-        with tagging, ThreadPoolExecutor(max(1, min(concurrency, len(work) or 1))) as pool:
-            for cell, task_id in work:
-                pool.submit(one, cell, task_id)
-    finally:
-        if bar is not None:
-            bar.close()
+    for cell, outcome in zip(sending, ran.outcomes, strict=True):
+        reused = getattr(outcome.task, "reused", None) is not None
+        if outcome.task is not None and reused:  # an earlier or joined task: no submit step
+            history.cell_task(name, cell.key, outcome.task.task_id)
+        if outcome.error is not None and (outcome.record is None or not outcome.record.failed):
+            errors[cell.key] = f"{type(outcome.error).__name__}: {outcome.error}"
+    for (cell, _task_id), waited in zip(found.waiting, ran.waited, strict=True):
+        if isinstance(waited, BaseException):
+            errors[cell.key] = f"{type(waited).__name__}: {waited}"
     return errors
 
 
@@ -298,7 +265,7 @@ def experiment(
         ...                    vars={"subject": ["kite", "owl"]}, max_credits=10)
         ...     except genlab.CreditLimitError as refused:
         ...         print("refused:", "nothing was sent" in str(refused))
-        2 cells: 2 to send: 1,600 credits estimated
+        2 cells: 1,600 credits estimated
         refused: True
         >>> [cell["task_id"] for cell in history.experiment_cells("kites")]  # planned, unpaid
         [None, None]
@@ -331,7 +298,7 @@ def experiment(
     if refusal is not None:
         raise refusal.error()
     client.check_budget([c.request for c in found.to_send if c.request is not None])
-    errors = _run(client, history, name, found, named, concurrency, timeout, progress)
+    errors = _run(client, history, name, found, concurrency, timeout, progress)
     exp = Experiment(name, history, cells, list(named), errors=errors, money_line=line,
                      uncertain=[c.key for c in found.uncertain])
     score_missing(history, exp.task_ids(status="succeeded"), named, concurrency)

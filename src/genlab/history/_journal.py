@@ -32,7 +32,7 @@ from genlab.client.journal import (
 )
 from genlab.history._leases import Leases
 from genlab.history._pending import Pending
-from genlab.history._schema import EVENTS, REUSES, TASKS
+from genlab.history._schema import EVENTS, EXPERIMENT_CELLS, REUSES, TASKS
 from genlab.history._store import Store
 from genlab.history._who import Who
 from genlab.media import MediaInfo
@@ -73,12 +73,16 @@ class Journal:
         self._leases = leases
         self._pending = pending
         self._tag: str | None = None
+        # The experiment cell each entry in flight fills (from its labels): its task id is
+        # recorded against the cell in the same write as the task's own acceptance.
+        self._cells: dict[str, tuple[str, str]] = {}
 
     # --- tags --------------------------------------------------------------------------
 
     @property
     def tag(self) -> str | None:
-        """The tag given to submissions from now on (e.g. an experiment's name)."""
+        """The tag given to submissions from now on that carry none of their own (a
+        submission's :class:`~genlab.client.journal.Labels` win: they travel with it)."""
         return self._tag
 
     @tag.setter
@@ -99,13 +103,15 @@ class Journal:
     def submit_started(self, entry: SubmitEntry) -> str:
         entry_id = uuid.uuid4().hex
         prompt = entry.body.get("prompt")
+        labels = entry.labels
+        tag = entry.tag if entry.tag is not None else self._tag
         row = {
             "entry_id": entry_id,
             "model": entry.model,
             "kind": entry.kind,
             "mode": entry.mode,
             "state": "sending",
-            "tag": self._tag,
+            "tag": tag,
             **self.who.columns(),
             "prompt": prompt if isinstance(prompt, str) else None,
             "resolution": entry.resolution,
@@ -125,6 +131,8 @@ class Journal:
                 if refusal is not None:
                     raise refusal.error()
             db.execute(sa.insert(TASKS).values(row))
+        if labels is not None and labels.experiment is not None and labels.cell is not None:
+            self._cells[entry_id] = (labels.experiment, labels.cell)
         return entry_id
 
     # --- money (the SpendJournal side) ---------------------------------------------------
@@ -182,7 +190,8 @@ class Journal:
         with self._store.write() as db:
             db.execute(sa.insert(REUSES).values(
                 at=time.time(), address=address, task_id=note.task_id, model=model,
-                tag=self._tag, credits_saved=note.credits_saved,
+                tag=note.tag if note.tag is not None else self._tag,
+                credits_saved=note.credits_saved,
             ))
 
     def submit_accepted(self, entry_id: str, task: Task) -> None:
@@ -190,6 +199,7 @@ class Journal:
         take it (locked past the busy timeout, disk error, database gone), keep it in
         the side file instead (see :class:`Pending`): a billed task never loses its id."""
         now = time.time()
+        cell = self._cells.pop(entry_id, None)
         try:
             with self._store.write() as db:
                 db.execute(
@@ -200,6 +210,13 @@ class Journal:
                         **self._leases.taken(now),
                     )
                 )
+                if cell is not None:  # the experiment's cell -> task, in the same step
+                    db.execute(
+                        sa.update(EXPERIMENT_CELLS)
+                        .where(EXPERIMENT_CELLS.c.experiment == cell[0],
+                               EXPERIMENT_CELLS.c.cell == cell[1])
+                        .values(task_id=task.task_id)
+                    )
             self._leases.holding()
         except (sa.exc.SQLAlchemyError, OSError) as exc:
             self._pending.keep({
@@ -212,9 +229,11 @@ class Journal:
             )
 
     def submit_uncertain(self, entry_id: str, reason: str) -> None:
+        self._cells.pop(entry_id, None)
         self._set_state(entry_id, "uncertain", reason)
 
     def submit_failed(self, entry_id: str, reason: str) -> None:
+        self._cells.pop(entry_id, None)
         self._set_state(entry_id, "refused", reason)
 
     def _set_state(self, entry_id: str, state: str, reason: str) -> None:

@@ -1,4 +1,5 @@
-"""The Studio's money line: what the request will reserve and what remains of the budget, the
+"""The Studio's money line: what the request will cost (in the words of every grid's money
+line, :func:`genlab.grid.price_text`), what it will reserve and what remains of the budget, the
 budget's refusal before the click, and the offer to reuse a result this exact request already
 has instead of paying for it again.
 
@@ -33,6 +34,7 @@ import ipywidgets as widgets
 from genlab.catalog import Preview
 from genlab.client import Budget, BudgetQuote, PastResult
 from genlab.display import ERROR, MUTED, escape, styled, text
+from genlab.grid import price_text
 from genlab.widgets._background import Background
 from genlab.widgets._protocols import StudioClient
 
@@ -59,7 +61,9 @@ def budget_text(estimate: str, budget: Budget | None, quote: BudgetQuote) -> str
 def money_line(client: StudioClient, checked: Preview) -> tuple[str, str | None]:
     """The money line's markup for a form the catalog ``checked``, and the budget's refusal
     (None when a submit would go through, or the request is not valid yet)."""
-    estimate = checked.credits_text or "no estimate while the request is invalid"
+    # The price in the words of every grid's money line (genlab.grid): one request's line.
+    estimate = (price_text([checked.credits]) if checked.valid
+                else "no estimate while the request is invalid")
     budget = client.budget
     quote = BudgetQuote(None)
     if budget is not None:
