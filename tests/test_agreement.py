@@ -374,8 +374,13 @@ def test_a_video_is_degraded_here_into_a_playable_worse_copy(how: str) -> None:
         assert max(float(np.abs(f - after[0]).mean()) for f in after) < 2.0
     elif how == "black":
         assert middle.mean() < 20 and after[0].mean() > middle.mean()
-    else:  # blurred: far less detail than the original frame
-        detail = lambda f: float(np.abs(np.diff(f, axis=1)).mean())  # noqa: E731
+    else:  # blurred: far less fine detail than the original frame
+        # Fine detail is the second difference (a blur leaves a smooth gradient's first
+        # difference as it was, and the test picture is mostly gradients); measured over the
+        # decoded frames, it keeps the encoder's own noise, about a third of the original's.
+        def detail(f: np.ndarray) -> float:
+            return float(np.abs(np.diff(f, n=2, axis=0)).mean()
+                         + np.abs(np.diff(f, n=2, axis=1)).mean())
         assert detail(middle) < 0.5 * detail(before[len(before) // 2])
 
 
