@@ -28,10 +28,6 @@ SQL = re.compile(
     + r")\b",
     re.IGNORECASE,
 )
-ALLOWED: dict[str, str] = {
-    # pending the grid runner: the grid branch moves its reads to History.tasks(tag=..., ids=...)
-    "experiments/_run.py": "pending the grid runner",
-}
 
 
 def _strings(tree: ast.AST) -> Iterator[tuple[int, str]]:
@@ -72,16 +68,10 @@ def sql_outside_history(root: Path, allowed: dict[str, str] | None = None) -> li
 
 
 def test_no_sql_on_the_history_tables_outside_genlab_history() -> None:
-    found = sql_outside_history(SRC, ALLOWED)
+    found = sql_outside_history(SRC, {})
     assert not found, (
         "genlab.history owns its tables: ask it through a History method (History.tasks(...), "
         "or add one there) instead of SQL:\n" + "\n".join(found))
-
-
-def test_the_allowed_exceptions_still_exist() -> None:
-    """An exception names a file that still writes SQL; once it no longer does, drop it."""
-    for name, why in ALLOWED.items():
-        assert (SRC / name).exists(), f"{name} is gone: remove its exception ({why})"
 
 
 def test_the_tables_come_from_the_history_itself() -> None:

@@ -27,8 +27,6 @@ from genlab.experiments._prompt import Prompt, prompt, same_history
 from genlab.history import History
 from genlab.media.scores import Scorer, resolve, score
 
-_CHUNK = 500
-
 
 @dataclass(slots=True)
 class _Found:
@@ -68,20 +66,19 @@ def _version(given: Prompt | str, history: History) -> Prompt:
     return given
 
 
+_ROW = ["task_id", "status", "state", "address", "submitted_at"]
+
+
 def _task_rows(history: History, name: str, ids: Sequence[str]) -> list[Mapping[str, Any]]:
-    rows: list[Mapping[str, Any]] = list(history.query(
-        "SELECT task_id, status, state, address, submitted_at FROM tasks WHERE tag = :tag "
-        "ORDER BY submitted_at", {"tag": name},
-    ))
-    seen = {r["task_id"] for r in rows}
+    """This experiment's submissions (by its tag, oldest first), then the cells' recorded tasks
+    the tag does not reach (run under another tag), each row with None where nothing is known."""
+    tagged = history.tasks(tag=name, columns=_ROW)
+    seen = set(tagged["task_id"].dropna())
     missing = [i for i in ids if i not in seen]
-    for start in range(0, len(missing), _CHUNK):
-        part = missing[start:start + _CHUNK]
-        marks = ", ".join(f":t{i}" for i in range(len(part)))
-        rows += history.query(
-            f"SELECT task_id, status, state, address, submitted_at FROM tasks "
-            f"WHERE task_id IN ({marks})", {f"t{i}": v for i, v in enumerate(part)},
-        )
+    frames = [tagged, history.tasks(missing, columns=_ROW)] if missing else [tagged]
+    rows: list[Mapping[str, Any]] = []
+    for frame in frames:
+        rows += frame.astype(object).where(frame.notna(), None).to_dict("records")
     return rows
 
 
