@@ -78,7 +78,8 @@ def _task_rows(history: History, name: str, ids: Sequence[str]) -> list[Mapping[
     frames = [tagged, history.tasks(missing, columns=_ROW)] if missing else [tagged]
     rows: list[Mapping[str, Any]] = []
     for frame in frames:
-        rows += frame.astype(object).where(frame.notna(), None).to_dict("records")
+        known = frame.astype(object).where(frame.notna(), None)
+        rows += [{str(k): v for k, v in r.items()} for r in known.to_dict("records")]
     return rows
 
 
