@@ -42,8 +42,7 @@ from numpy.typing import NDArray
 
 from genlab.report import strengths
 
-
-_FOCUS = 4.0
+_FOCUS = 4.0  # each variance weighs (its share of the largest) ** this: the widest lead
 
 
 class Chooser:
