@@ -9,6 +9,10 @@ bootstrap rounds, 10 competitors and 5,000 votes (<= 1 s); the next pair for one
 with overlap and gold pairs, 2,000 votes in the history (<= 50 ms); and, on simulated raters
 with known strengths, the votes needed until every competitor's interval half-width is <= 50
 points, genlab's pair choice against uniform random pairs (goal: <= 0.7x), median of 5 runs.
+With these strengths (8 competitors over 2.4 logits) the best fixed share of votes per pair,
+chosen knowing the true strengths (the design minimising the widest interval), needs 0.83x the
+votes of uniform random pairs by the fit's own covariance, so 0.7x is out of reach here; the
+chooser's rule (narrow the widest interval) reaches about 0.8x.
 """
 
 from __future__ import annotations

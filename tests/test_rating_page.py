@@ -107,3 +107,63 @@ def test_the_studio_hides_the_address_and_developer_buttons_when_asked(
         other = shown.submit()
         other.future.result(timeout=120)
         assert other.download_button.layout.display != "none"
+
+
+def test_download_my_votes_gives_a_file_that_migrate_merges_once(
+    history: History, tmp_path: Path
+) -> None:
+    # The button's own code path: press it, then merge the file it links into a fresh
+    # history with `genlab history migrate`, twice.
+    import subprocess
+    import sys
+
+    from genlab.history import RatingEntry
+
+    history.add_rating(RatingEntry("x1", "x2", "tie", left_model="image-c",
+                                   right_model="image-d", prompt_address="p", rater="ed"))
+    page = rating_page("boats", history=history, seed=2, votes_folder=tmp_path / "votes")
+    assert page.downloading.layout.display == "none"  # nothing to download before a name
+    page.start("cleo bell")
+    assert page.downloading.layout.display == "flex"
+    rater = page.rater
+    assert rater is not None
+    rater.answer("left")
+    page.download_button.click()
+    made = tmp_path / "votes" / "votes-cleo-bell.sqlite"
+    assert made.is_file()
+    # Outside a served page the file's place is said, with how to merge it.
+    assert str(made) in page.download.value
+    assert "genlab history migrate votes-cleo-bell.sqlite TEAM-HISTORY" in page.download.value
+    theirs = history.ratings(user="cleo bell", gold=None)
+    assert len(theirs) == 1
+    team = tmp_path / "team.sqlite"
+    for _ in range(2):
+        run = subprocess.run([sys.executable, "-m", "genlab", "history", "migrate", str(made),
+                              str(team)], capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr
+        merged = History(team)
+        try:
+            votes = merged.ratings(gold=None)
+            found = merged.df()
+        finally:
+            merged.close()
+        assert sorted(votes["rating_id"]) == sorted(theirs["rating_id"])  # theirs, once
+        assert list(votes["answer"]) == list(theirs["answer"])
+        # What the votes refer to came along: both results of the pair.
+        assert {theirs.iloc[0]["left_task"], theirs.iloc[0]["right_task"]} <= set(
+            found["task_id"])
+
+
+def test_download_my_votes_links_the_file_where_the_page_serves_it(
+    history: History, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from genlab.jupyter import FILES_ROOT, FILES_URL
+
+    monkeypatch.setenv(FILES_URL, "/voila/files/")
+    monkeypatch.setenv(FILES_ROOT, str(tmp_path))
+    monkeypatch.setenv("GENLAB_RATE_VOTES", str(tmp_path / "media" / "votes"))
+    page = rating_page("boats", history=history, seed=2)
+    page.start("dan")
+    page.download_votes()
+    assert ("<a href='/voila/files/media/votes/votes-dan.sqlite' download='votes-dan.sqlite'"
+            in page.download.value)

@@ -290,7 +290,7 @@ def _app(args: argparse.Namespace) -> int:
         shutil.copyfile(notebook, page)
         command = [sys.executable, "-m", "voila", str(page), f"--port={args.port}",
                    "--Voila.ip=127.0.0.1", f"--theme={args.theme}", "--template=genlab",
-                   *(_serve_kept_media(kept, env) if kept else [])]
+                   *(_serve_kept_media(kept, env, votes=bool(args.rate)) if kept else [])]
         if args.no_browser:
             command.append("--no-browser")
         what = f"the rating page of {args.rate!r}" if args.rate else "the Studio as a page"
@@ -334,16 +334,21 @@ def _kept_folder(env: dict[str, str]) -> Path | None:
     return folder
 
 
-def _serve_kept_media(folder: Path, env: dict[str, str]) -> list[str]:
+def _serve_kept_media(folder: Path, env: dict[str, str], *, votes: bool = False) -> list[str]:
     """Voilà's options to serve the media files of ``folder`` (and nothing else) from its
     parent, and the page's kernel told where (:mod:`genlab.jupyter`), so the cards' links
-    open the originals."""
+    open the originals. ``votes`` (the rating page): also the votes files its "Download my
+    votes" writes into ``folder/votes/`` (``votes-NAME.sqlite``, one rater's votes), and no
+    other SQLite file: the history itself is never served."""
     from genlab.jupyter import FILES_ROOT, FILES_URL
     from genlab.media import MEDIA_SUFFIXES
 
     env[FILES_URL], env[FILES_ROOT] = "/voila/files/", str(folder.parent)
     suffixes = "|".join(sorted(re.escape(s.lstrip(".")) for s in MEDIA_SUFFIXES))
     allowed = f"{re.escape(folder.name)}/.*\\.({suffixes})"
+    if votes:
+        env["GENLAB_RATE_VOTES"] = str(folder / "votes")  # the page's VOTES_FOLDER
+        allowed = f"({allowed}|{re.escape(folder.name)}/votes/votes-[^/]*\\.sqlite)"
     # The page's own folder is hidden (.genlab-app-...): the server may open it.
     return [f"--Voila.root_dir={folder.parent}", "--ContentsManager.allow_hidden=True",
             f"--VoilaConfiguration.file_allowlist={allowed}"]

@@ -3,8 +3,11 @@
 - ``genlab app --rate NAME``: the page asks the person's name, shows ten blind pairs rated by
   keys with how many are left, thanks them at the end, and the votes are in the history
   under their name;
+  under their name; "Download my votes" gives a file that ``genlab history migrate`` merges
+  into another history, once however often it is merged;
 - ``genlab app``: the Studio reads as a page, with no log line, no emulator address and no
-  developer buttons (Download, Copy as code) on a finished card.
+  developer buttons (Download, Copy as code) on a finished card unless ``--developer``, and
+  uses the width without overflowing it.
 
 Screenshots go to ``build/browser-rate/``."""
 
@@ -128,7 +131,8 @@ def test_the_rating_page_asks_a_name_and_ten_pairs_are_rated_by_keys(
         with sync_playwright() as p:
             browser = chromium(p, BUILD)
             try:
-                page = browser.new_page(viewport={"width": 1024, "height": 900})
+                page = browser.new_page(viewport={"width": 1024, "height": 900},
+                                        accept_downloads=True)
                 page.set_default_timeout(180_000)  # a busy machine: the kernel is slow
                 try:
                     page.goto(f"{base}/")
@@ -178,6 +182,20 @@ def test_the_rating_page_asks_a_name_and_ten_pairs_are_rated_by_keys(
                         f"Thank you, {person}! Your {PAIRS} votes are saved. "
                         "You can close this page.")
                     page.screenshot(path=str(BUILD / f"rate-{theme}-1024-thanks.png"))
+                    # Download my votes: a file of this person's votes, served by the app.
+                    page.locator(".genlab-page-download").click()
+                    link = page.locator(".genlab-page-download-link a[download]")
+                    link.wait_for(state="visible")
+                    with page.expect_download(timeout=60_000) as info:
+                        link.click()
+                    assert info.value.suggested_filename == f"votes-{person}.sqlite"
+                    downloaded = BUILD / f"votes-{theme}.sqlite"
+                    info.value.save_as(downloaded)
+                    page.screenshot(path=str(BUILD / f"rate-{theme}-1024-download.png"))
+                    # The history itself is never served, only the votes files.
+                    for hidden in (".genlab/history.sqlite", "history.sqlite"):
+                        assert httpx.get(f"{base}/voila/files/{hidden}",
+                                         timeout=30).status_code in (403, 404)
                 except BaseException:
                     page.screenshot(path=str(BUILD / f"rate-{theme}-failure.png"),
                                     full_page=True)
@@ -193,6 +211,48 @@ def test_the_rating_page_asks_a_name_and_ten_pairs_are_rated_by_keys(
     assert len({frozenset(p) for p in zip(votes["left_task"], votes["right_task"],
                                            strict=True)}) == PAIRS
     assert set(votes["answer"]) == {"left", "right"}
+    team = BUILD / f"team-{theme}.sqlite"
+    team.unlink(missing_ok=True)
+    for _ in range(2):  # merged twice: nothing doubles
+        run = subprocess.run([sys.executable, "-m", "genlab", "history", "migrate",
+                              str(BUILD / f"votes-{theme}.sqlite"), str(team)],
+                             capture_output=True, text=True, timeout=300, env=_env(BUILD))
+        assert run.returncode == 0, run.stderr
+        merged = History(team)
+        try:
+            theirs = merged.ratings(gold=None)
+        finally:
+            merged.close()
+        assert sorted(theirs["rating_id"]) == sorted(votes["rating_id"])
+
+
+_WIDTHS = """
+() => {
+  const main = document.querySelector('.genlab-studio');
+  const r = main.getBoundingClientRect();
+  return {page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+          body: document.body.scrollWidth - document.body.clientWidth,
+          main: main.scrollWidth - main.clientWidth, width: r.width,
+          viewport: document.documentElement.clientWidth};
+}
+"""
+
+
+def _studio_with_a_result(page: Any, base: str) -> None:
+    """The app's page with one finished video card."""
+    page.goto(f"{base}/")
+    studio = page.locator(".genlab-studio").first
+    studio.wait_for(state="visible")
+    studio.locator(".genlab-field-prompt textarea").fill(
+        "A paper boat sails down a rainy street")
+    box = studio.locator(".genlab-field-duration input[type=number]")
+    box.fill("2")
+    box.press("Enter")
+    page.wait_for_function("() => !document.querySelector('.genlab-submit').disabled")
+    studio.get_by_role("button", name="Submit").click()
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.genlab-card video')]"
+        ".some(v => v.readyState >= 2 && v.videoWidth > 0)")
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
@@ -210,32 +270,52 @@ def test_the_studio_page_shows_no_log_line_no_address_and_no_developer_buttons(
                 page = browser.new_page(viewport={"width": 1400, "height": 1000})
                 page.set_default_timeout(180_000)
                 try:
-                    page.goto(f"{base}/")
-                    studio = page.locator(".genlab-studio").first
-                    studio.wait_for(state="visible")
-                    studio.locator(".genlab-field-prompt textarea").fill(
-                        "A paper boat sails down a rainy street")
-                    box = studio.locator(".genlab-field-duration input[type=number]")
-                    box.fill("2")
-                    box.press("Enter")
-                    page.wait_for_function(
-                        "() => !document.querySelector('.genlab-submit').disabled")
-                    studio.get_by_role("button", name="Submit").click()
-                    page.wait_for_function(
-                        "() => [...document.querySelectorAll('.genlab-card video')]"
-                        ".some(v => v.readyState >= 2 && v.videoWidth > 0)")
-                    text = page.inner_text("body")
-                    assert "is not set; using the embedded emulator" not in text
-                    assert "GENLAB_" not in text and "emulator at" not in text
-                    assert "127.0.0.1" not in text and "http://" not in text
-                    for label in ("Download", "Copy as code"):
-                        shown = page.get_by_role("button", name=label)
-                        assert shown.filter(visible=True).count() == 0, label
-                    page.screenshot(path=str(BUILD / f"studio-app-{theme}-1400.png"))
-                    page.set_viewport_size({"width": 1024, "height": 1000})
-                    page.screenshot(path=str(BUILD / f"studio-app-{theme}-1024.png"))
+                    _studio_with_a_result(page, base)
+                    for width in (1400, 1024):
+                        page.set_viewport_size({"width": width, "height": 1000})
+                        page.evaluate("() => new Promise(r => requestAnimationFrame("
+                                      "() => requestAnimationFrame(r)))")  # laid out again
+                        text = page.inner_text("body")
+                        assert "is not set; using the embedded emulator" not in text
+                        assert "GENLAB_" not in text and "emulator at" not in text
+                        assert "127.0.0.1" not in text and "http://" not in text
+                        for label in ("Download", "Copy as code"):
+                            shown = page.get_by_role("button", name=label)
+                            assert shown.filter(visible=True).count() == 0, label
+                        page.screenshot(path=str(BUILD / f"studio-app-{theme}-{width}.png"))
+                        # Uses the width: nothing wider than the page, and the Studio is
+                        # most of it, not a notebook column in the middle.
+                        widths = page.evaluate(_WIDTHS)
+                        assert widths["page"] <= 0 and widths["body"] <= 0, widths
+                        assert widths["main"] <= 0, widths
+                        assert widths["width"] > 0.6 * widths["viewport"], widths
                 except BaseException:
                     page.screenshot(path=str(BUILD / f"studio-{theme}-failure.png"),
+                                    full_page=True)
+                    raise
+            finally:
+                browser.close()
+
+
+def test_the_studio_page_shows_the_developer_buttons_when_asked() -> None:
+    from playwright.sync_api import sync_playwright
+
+    build = BUILD / "studio-developer"
+    build.mkdir(parents=True, exist_ok=True)
+    with _app(build, "--developer") as base:
+        with sync_playwright() as p:
+            browser = chromium(p, BUILD)
+            try:
+                page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                page.set_default_timeout(180_000)
+                try:
+                    _studio_with_a_result(page, base)
+                    page.screenshot(path=str(BUILD / "studio-app-developer-1400.png"))
+                    for label in ("Download", "Copy as code"):
+                        shown = page.get_by_role("button", name=label)
+                        assert shown.filter(visible=True).count() >= 1, label
+                except BaseException:
+                    page.screenshot(path=str(BUILD / "studio-developer-failure.png"),
                                     full_page=True)
                     raise
             finally:

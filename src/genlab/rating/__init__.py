@@ -16,6 +16,8 @@ Example:
 
 A judge (:func:`judge`) is asked about the same pairs, by code: its answers are votes of the
 rater ``judge:NAME@VERSION``, and no pair is asked twice of one judge version.
+:func:`votes_file` writes one rater's votes as a history file that ``genlab history migrate``
+merges elsewhere (the rating page's "Download my votes").
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from genlab.rating._pairs import (
 )
 from genlab.rating._session import DEFAULT_PAIRS, Pair, RatingSession
 from genlab.rating._source import Source, source_of
+from genlab.rating._votes_file import votes_file
 
 __all__ = [
     "DEFAULT_PAIRS",
@@ -52,4 +55,5 @@ __all__ = [
     "pairs_of",
     "rating_entry",
     "source_of",
+    "votes_file",
 ]

@@ -6,20 +6,31 @@ are left, and thanks them at the end. Every vote goes into the history under the
 ``genlab.rate(..., rater=name)`` records it. ``NAME`` is an experiment of the history (its
 prompt versions are rated) or a tag (the models of that tag's results are).
 
+"Download my votes" (at any time once started) writes the person's votes as a history file of
+their own (:func:`genlab.rating.votes_file`) in ``votes_folder`` and links it: on Binder, where
+the history goes with the session, that file is what reaches the team, who merge it with
+``genlab history migrate FILE TEAM-HISTORY`` (twice adds nothing).
+
 Example:
     page = rating_page("kite-study")      # the last expression of a cell: displayed
     page.start("ana")                     # as typing a name and pressing Start does
     page.rater.answer("left")
+    page.download_votes()                 # as pressing "Download my votes" does
 """
 
 from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
 
 import ipywidgets as widgets
 
 from genlab.display import ERROR, MUTED, TEXT, escape, text
 from genlab.experiments import Experiment
 from genlab.history import History
-from genlab.rating import RatingSession
+from genlab.jupyter import served_url
+from genlab.rating import RatingSession, votes_file
 from genlab.widgets._rater import Rater
 
 _INTRO = (
@@ -37,8 +48,13 @@ _CSS = (
 )
 
 
+VOTES_FOLDER = "GENLAB_RATE_VOTES"
+"""The variable ``genlab app --rate`` sets to the folder it serves votes files from."""
+
+
 def rating_page(name: str, *, history: History | None = None, pairs: int | None = None,
-                seed: int | None = None) -> RatingPage:
+                seed: int | None = None,
+                votes_folder: str | os.PathLike[str] | None = None) -> RatingPage:
     """The rating page of experiment or tag ``name`` (see the module); the app's notebook
     (``genlab app --rate NAME``) shows it.
 
@@ -50,7 +66,9 @@ def rating_page(name: str, *, history: History | None = None, pairs: int | None 
         (True, None)
         >>> history.close()
     """
-    return RatingPage(name, history=history, pairs=pairs, seed=seed)
+    if votes_folder is None and os.environ.get(VOTES_FOLDER):
+        votes_folder = os.environ[VOTES_FOLDER]
+    return RatingPage(name, history=history, pairs=pairs, seed=seed, votes_folder=votes_folder)
 
 
 class RatingPage(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type hints
@@ -61,9 +79,12 @@ class RatingPage(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type 
         history: where the results and the votes are (default: ``genlab.History()``).
         pairs: how many pairs to ask (default: every distinct pair, up to 50).
         seed: makes the sides and the order repeatable.
+        votes_folder: where "Download my votes" writes the votes file (default: a
+            ``votes`` folder beside the history file).
 
     Attributes:
-        who, start_button, left, thanks: the parts; ``rater`` once started (None before).
+        who, start_button, left, thanks, download_button, download: the parts; ``rater``
+            once started (None before).
 
     Example:
         >>> import os, tempfile
@@ -78,7 +99,8 @@ class RatingPage(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type 
     """
 
     def __init__(self, name: str, *, history: History | None = None, pairs: int | None = None,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None,
+                 votes_folder: str | os.PathLike[str] | None = None) -> None:
         super().__init__()
         self.add_class("genlab-rating-page")
         self.name = name.strip()
@@ -105,11 +127,23 @@ class RatingPage(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type 
         self.thanks = widgets.HTML()
         self.thanks.add_class("genlab-page-thanks")
         self.stage = widgets.VBox()
+        self.votes_folder = Path(votes_folder) if votes_folder is not None else None
+        self.person: str | None = None
+        self.download_button = widgets.Button(description="Download my votes", icon="download",
+                                              layout=widgets.Layout(width="auto"))
+        self.download_button.add_class("genlab-page-download")
+        self.download_button.on_click(lambda _b: self.download_votes())
+        self.download = widgets.HTML()
+        self.download.add_class("genlab-page-download-link")
+        self.downloading = widgets.HBox([self.download_button, self.download],
+                                        layout=widgets.Layout(align_items="center",
+                                                              display="none"))
         problem = self._problem()
         if problem:
             self.asking.layout.display = "none"
             self.left.value = text(problem, ERROR, tag="div")
-        self.children = [self.intro, self.asking, self.left, self.stage, self.thanks]
+        self.children = [self.intro, self.asking, self.left, self.stage, self.thanks,
+                         self.downloading]
 
     def _problem(self) -> str | None:
         if not self.name:
@@ -140,7 +174,9 @@ class RatingPage(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type 
         if not person:
             raise ValueError("a name is needed: it is recorded with each vote")
         self.rater = Rater(self._session(person), board=False)
+        self.person = person
         self.asking.layout.display = "none"
+        self.downloading.layout.display = "flex"
         self.rater.observe(lambda _c: self._progress(person), "done")
         self.stage.children = [self.rater]
         self._progress(person)
@@ -165,3 +201,27 @@ class RatingPage(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type 
             return
         self.left.value = (f"<div style='color:{MUTED}'>Rating as <b>{escape(person)}</b>: "
                            f"{remaining} pair{'' if remaining == 1 else 's'} left</div>")
+
+    def download_votes(self) -> Path:
+        """Write this person's votes as a history file (:func:`genlab.rating.votes_file`)
+        and link it under the button (the file's place, where no server serves it); its path.
+
+        Raises:
+            ValueError: nobody has started rating yet.
+        """
+        if self.person is None:
+            raise ValueError("no votes yet: type a name and press Start first")
+        folder = self.votes_folder or self.history.path.parent / "votes"
+        name = "votes-" + (re.sub(r"[^A-Za-z0-9._-]+", "-", self.person).strip("-.")
+                           or "rater") + ".sqlite"
+        path = votes_file(self.history, self.person, folder / name)
+        url = served_url(path)
+        merge = (f"<span style='color:{MUTED}'> — to merge: "
+                 f"<code>genlab history migrate {escape(name)} TEAM-HISTORY</code></span>")
+        if url is not None:
+            self.download.value = (f"<a href='{escape(url)}' download='{escape(name)}' "
+                                   f"target='_blank'>Save {escape(name)}</a>{merge}")
+        else:
+            self.download.value = (f"<span style='color:{TEXT}'>Your votes are in "
+                                   f"<code>{escape(str(path))}</code></span>{merge}")
+        return path
