@@ -27,22 +27,32 @@ MODELS = ["image-b", "image-d", "video-a", "video-b"]
 SEEDS = [1, 2]
 
 
+def matrix(history: Any) -> tuple[list[Any], dict[str, Any]]:
+    """The 10,000-cell matrix's prompt versions (kept in ``history``) and variables; with
+    :data:`MODELS` and :data:`SEEDS` it is 10 x 125 x 4 x 2 cells (bench_experiment_10k reuses
+    it)."""
+    from genlab.experiments import prompt
+
+    first = prompt("A {subject} over {place} at dusk, take {take}", name="kite",
+                   history=history)
+    versions = [first]
+    for n in range(2, 11):
+        versions.append(versions[-1].revise(
+            f"A {{subject}} over {{place}} at dusk, take {{take}}, draft {n}"))
+    variables = {"subject": [f"kite {i}" for i in range(25)],
+                 "place": ["dunes", "sea", "hills", "city", "snow"], "take": "one"}
+    return versions, variables
+
+
 def run() -> list[dict[str, Any]]:
     from genlab.comparison import plan
-    from genlab.experiments import plan_cells, prompt
+    from genlab.experiments import plan_cells
     from genlab.history import History
 
     with tempfile.TemporaryDirectory() as folder:
         history = History(Path(folder) / "history.sqlite")
         try:
-            first = prompt("A {subject} over {place} at dusk, take {take}", name="kite",
-                           history=history)
-            versions = [first]
-            for n in range(2, 11):
-                versions.append(versions[-1].revise(
-                    f"A {{subject}} over {{place}} at dusk, take {{take}}, draft {n}"))
-            variables = {"subject": [f"kite {i}" for i in range(25)],
-                         "place": ["dunes", "sea", "hills", "city", "snow"], "take": "one"}
+            versions, variables = matrix(history)
             cells: list[Any] = []
 
             def experiment() -> None:

@@ -140,6 +140,7 @@ class Experiment:
         tasks: dict[str, Mapping[Any, Any]] = {
             str(row["task_id"]): row for row in plain.to_dict("records")}
         scores = self.history.scores(ids)
+        variables, params = self.variables, self.params  # once: each walks every cell
         rows = []
         self._paths = {}
         for cell in self.cells:
@@ -148,8 +149,8 @@ class Experiment:
             line: dict[str, Any] = {
                 "experiment": self.name, "prompt_name": cell.prompt.name,
                 "prompt_version": cell.prompt.version, "prompt": cell.text,
-                **{v: cell.variables.get(v) for v in self.variables},
-                **{p: cell.params.get(p) for p in self.params},
+                **{v: cell.variables.get(v) for v in variables},
+                **{p: cell.params.get(p) for p in params},
                 "model": cell.model, "seed": cell.seed, "task_id": task_id,
                 "status": "uncertain" if task is None and cell.key in self._uncertain
                 else _status(cell, task, self.errors.get(cell.key)),
@@ -166,15 +167,15 @@ class Experiment:
                     self._paths[str(task_id)] = [str(p) for p in json.loads(task["paths"])]
                 except (TypeError, ValueError):
                     pass
-        columns = ["experiment", "prompt_name", "prompt_version", "prompt", *self.variables,
-                   *self.params, "model", "seed", "task_id", "status", "error", "credits",
+        columns = ["experiment", "prompt_name", "prompt_version", "prompt", *variables,
+                   *params, "model", "seed", "task_id", "status", "error", "credits",
                    "seconds", *FACT_COLUMNS, *self.scorers]
         frame = pd.DataFrame(rows, columns=columns)
         for column, dtype in _DTYPES.items():
             frame[column] = frame[column].astype(dtype)
         for column in self.scorers:
             frame[column] = frame[column].astype("Float64")
-        for column in [*self.variables, *self.params]:
+        for column in [*variables, *params]:
             frame[column] = pd.Series(list(frame[column]), index=frame.index,
                                       dtype=object).convert_dtypes()
         return DisplayFrame(frame)

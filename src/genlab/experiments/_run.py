@@ -182,17 +182,17 @@ def _run(
 
 def score_missing(
     history: History, task_ids: Iterable[str], scorers: Mapping[str, Scorer], workers: int = 4
-) -> None:
+) -> bool:
     """Score the succeeded tasks not yet scored by every scorer (in worker threads, never on
-    the caller's thread)."""
+    the caller's thread); whether any score was added."""
     ids = list(dict.fromkeys(task_ids))
     if not scorers or not ids:
-        return
+        return False
     have = history.scores(ids)
     todo = [(t, {n: f for n, f in scorers.items() if n not in have.get(t, {})}) for t in ids]
     todo = [(t, s) for t, s in todo if s]
     if not todo:
-        return
+        return False
 
     def one(task_id: str, missing: Mapping[str, Scorer]) -> None:
         result = history.record(task_id)
@@ -202,6 +202,7 @@ def score_missing(
     with ThreadPoolExecutor(max(1, min(workers, len(todo)))) as pool:
         for future in [pool.submit(one, t, s) for t, s in todo]:
             future.result()
+    return True
 
 
 def experiment(
@@ -299,6 +300,6 @@ def experiment(
     errors = _run(client, history, name, found, concurrency, timeout, progress)
     exp = Experiment(name, history, cells, list(named), errors=errors, money_line=line,
                      uncertain=[c.key for c in found.uncertain])
-    score_missing(history, exp.task_ids(status="succeeded"), named, concurrency)
-    exp.refresh()
+    if score_missing(history, exp.task_ids(status="succeeded"), named, concurrency):
+        exp.refresh()  # else the df just read is the history's as it stands: kept
     return exp

@@ -44,7 +44,8 @@ class Experiments:
 
     def plan(self, experiment: str, cells: Sequence[Mapping[str, Any]]) -> int:
         """Record the cells not recorded yet (by their ``cell`` key); how many were new."""
-        known = {c["cell"] for c in self.cells(experiment)}
+        known = {str(r[0]) for r in self._store.rows(  # the keys alone: no row is parsed
+            sa.select(EXPERIMENT_CELLS.c.cell).where(EXPERIMENT_CELLS.c.experiment == experiment))}
         now = time.time()
         new = [
             {"experiment": experiment, "cell": c["cell"], "prompt_name": c["prompt_name"],
