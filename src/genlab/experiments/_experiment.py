@@ -133,7 +133,7 @@ class Experiment:
     def _read(self) -> pd.DataFrame:
         import pandas as pd
 
-        assigned = {c["cell"]: c.get("task_id") for c in self.history.experiment_cells(self.name)}
+        assigned = self.history.cell_tasks(self.name)
         ids = [t for t in assigned.values() if t]
         found = self.history.tasks(experiment=self.name, columns=_READ)
         plain = found.astype(object).where(found.notna(), None)  # missing values as None

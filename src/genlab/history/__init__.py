@@ -448,6 +448,24 @@ class History:
         """An experiment's recorded cells, each with its task id once one was accepted."""
         return self._experiments.cells(experiment)
 
+    def cell_tasks(self, experiment: str) -> dict[str, str | None]:
+        """Each recorded cell of an experiment and its task id (None until one was accepted):
+        :meth:`experiment_cells` without the rest, quick for thousands of cells.
+
+        Example:
+            >>> import os, tempfile
+            >>> history = History(os.path.join(tempfile.mkdtemp(), "h.sqlite"))
+            >>> history.plan_cells("kite-study", [
+            ...     {"cell": "c1", "prompt_name": "kite", "prompt_version": 1,
+            ...      "variables": {}, "model": "image-b", "seed": 1, "address": "ab12"}])
+            1
+            >>> history.cell_task("kite-study", "c1", "task_1")
+            >>> history.cell_tasks("kite-study")
+            {'c1': 'task_1'}
+            >>> history.close()
+        """
+        return self._experiments.cell_tasks(experiment)
+
     def cell_task(self, experiment: str, cell: str, task_id: str | None) -> None:
         """Record the task answering an experiment's cell (None: run it again)."""
         self._experiments.assign(experiment, cell, task_id)

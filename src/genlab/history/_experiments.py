@@ -62,16 +62,25 @@ class Experiments:
 
     def cells(self, experiment: str) -> list[dict[str, Any]]:
         """The recorded cells of ``experiment``, variables parsed, in the order recorded."""
-        rows = self._store.rows(
+        rows = self._store.tuples(
             sa.select(EXPERIMENT_CELLS).where(EXPERIMENT_CELLS.c.experiment == experiment)
             .order_by(EXPERIMENT_CELLS.c.created_at, EXPERIMENT_CELLS.c.cell)
         )
+        names = list(EXPERIMENT_CELLS.c.keys())  # the driver's tuples: Row mappings are slower
         out = []
         for row in rows:
-            cell = dict(row._mapping)
+            cell = dict(zip(names, row, strict=True))
             cell["variables"] = json.loads(cell["variables"])
             out.append(cell)
         return out
+
+    def cell_tasks(self, experiment: str) -> dict[str, str | None]:
+        """Each recorded cell's task id (None until one was accepted), in the order recorded;
+        no variables parsed (what a reopened experiment reads)."""
+        c = EXPERIMENT_CELLS.c
+        rows = self._store.tuples(sa.select(c.cell, c.task_id).where(c.experiment == experiment)
+                                  .order_by(c.created_at, c.cell))
+        return {str(cell): None if task is None else str(task) for cell, task in rows}
 
     def assign(self, experiment: str, cell: str, task_id: str | None) -> None:
         """Record which task answers ``cell`` (None forgets it: the cell is to be run again)."""
