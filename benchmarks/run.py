@@ -32,6 +32,8 @@ TITLES = {
                      "needed (median)"),
     "bench_experiment": "Prompt experiments: plan a 72-cell matrix; reopen it (median of 5)",
     "bench_grid": "The one grid at scale: plan 10,000 cells (median of 5)",
+    "bench_experiment_10k": ("A 10,000-cell experiment: reopen (median of 3), df (median of 5), "
+                             "memory over the run (fresh process)"),
     "bench_scores": "Scorers: each built-in one on a kept 5 s 720p video (median of 5, cold)",
     "bench_gate": "The gate: false alarms on 1,000 simulated A/A experiments (alpha 0.05)",
 }
