@@ -1,9 +1,12 @@
 """An experiment drawn: the grid (word diffs above the columns, seeds side by side, a row's
 videos in step), the comparison of two versions, and the one-file page.
 
-Media are drawn by the one card renderer (:func:`genlab.media.card.media_html`: previews
-browsers decode, posters, links to the originals); a row's videos carry the report's
-:data:`genlab.report.ROW_SYNC` handlers. Every text from a person or the service is escaped.
+Media are drawn by the one card renderer in its tile frame (:func:`genlab.media.card.media_html`
+with ``frame="tile"``: thumbnails at tile size loaded lazily, a video its poster until played,
+links to the originals); a row's videos carry the report's :data:`genlab.report.ROW_SYNC`
+handlers, passed to the renderer. A grid in a notebook shows a page of rows at a time
+(:data:`PAGE_CELLS` cells at most) with a note saying how to see the rest; a saved page holds
+them all. Every text from a person or the service is escaped.
 """
 
 from __future__ import annotations
@@ -27,6 +30,9 @@ if TYPE_CHECKING:
 
     from genlab.experiments._experiment import Experiment
 
+PAGE_CELLS = 48
+"""At most this many cells on a page of the grid (a row of variables is never cut: a row with
+more cells is a page of its own)."""
 SEED_LEAST, SEED_MOST, GAP = 120, 240, 6
 """A seed's result is shown from 120 to 240 px wide, 6 px apart."""
 VARIABLES_WIDTH = "10em"
@@ -57,6 +63,8 @@ _CSS = (
     ".genlab-exp .genlab-exp-note{color:" + MUTED + ";font-size:80%;white-space:pre-wrap;"
     "max-width:20em;overflow-wrap:anywhere}"
     ".genlab-exp .genlab-exp-money{color:" + MUTED + "}"
+    ".genlab-exp .genlab-exp-page{color:" + MUTED + ";font-size:85%;margin:4px 0;"
+    "overflow-wrap:anywhere}"
     + DIFF_CSS
 )
 
@@ -101,9 +109,9 @@ def _seed_html(exp: Experiment, row: Mapping[str, Any],
     caption += [f"{name} {_number(row[name])}" for name in exp.scorers]
     shown = ""
     if status == "succeeded" and task_id is not None:
-        shown = media_html(exp.paths(task_id), play="click", page_folder=page_folder)
         # One play/pause/scrub for the row: the report's handlers on every video.
-        shown = shown.replace("<video controls", f"<video{ROW_SYNC} controls")
+        shown = media_html(exp.paths(task_id), play="click", page_folder=page_folder,
+                           frame="tile", extra=ROW_SYNC, style=False)
     if not shown:
         shown = status_badge(status)
         if not _missing(row["error"]):
@@ -128,11 +136,48 @@ def _version_header(version: Prompt, before: Prompt | None) -> str:
     return f"<b>{escape(version.ref)}</b>{named}{body}"
 
 
+def pages(counts: list[int], per_page: int = PAGE_CELLS) -> list[range]:
+    """Rows cut into pages of at most ``per_page`` cells (``counts``: each row's cells); a
+    row is never cut, so a row with more cells is a page of its own.
+
+    Example:
+        >>> pages([20, 20, 20, 60, 5])
+        [range(0, 2), range(2, 3), range(3, 4), range(4, 5)]
+    """
+    found: list[range] = []
+    start, held = 0, 0
+    for i, count in enumerate(counts):
+        if i > start and held + count > per_page:
+            found.append(range(start, i))
+            start, held = i, 0
+        held += count
+    if counts:
+        found.append(range(start, len(counts)))
+    return found
+
+
+def _page_note(exp: Experiment, page: int, cut: list[range], counts: list[int]) -> str:
+    first = sum(counts[: cut[page - 1].start]) + 1
+    last = first + sum(counts[i] for i in cut[page - 1]) - 1
+    total = sum(counts)
+    told = f"showing cells {first:,}–{last:,} of {total:,} (page {page} of {len(cut)})"
+    how = []
+    if page < len(cut):
+        how.append(f"exp.show(page={page + 1}) for the next")
+    slug = "".join(c if c.isalnum() or c in "-_" else "-" for c in exp.name) or "experiment"
+    how.append(f'exp.to_html("{slug}.html") for all')
+    return f"<div class='genlab-exp-page'>{escape(told + '; ' + ', '.join(how))}</div>"
+
+
 def grid_html(exp: Experiment, columns: Literal["prompt", "model"] = "prompt", *,
+              page: int | None = 1,
               page_folder: str | os.PathLike[str] | None = None) -> str:
-    """The experiment's grid as an HTML fragment (see :meth:`Experiment.show`); its links
-    to kept files are relative to ``page_folder`` (a saved page's), by default the
-    notebook's."""
+    """The experiment's grid as an HTML fragment (see :meth:`Experiment.show`): ``page`` of
+    its rows (from 1; :data:`PAGE_CELLS` cells a page), with a note saying how to see the
+    others, or every row (``page=None``); its links to kept files are relative to
+    ``page_folder`` (a saved page's), by default the notebook's."""
+    from genlab.media.card import MEDIA_CSS  # previews load only when a grid is drawn
+
     frame = exp.df
     rows: list[Mapping[str, Any]] = [{str(k): v for k, v in r.items()}
                                      for r in frame.to_dict("records")]
@@ -156,8 +201,28 @@ def grid_html(exp: Experiment, columns: Literal["prompt", "model"] = "prompt", *
                          else (cell.prompt, cell.model))
         groups.setdefault((key, column, inner), []).append(row)
     inners: list[Any] = versions if columns == "model" else exp.models
+    keys = list(sets)
+    counts = [sum(len(m) for (k, _, _), m in groups.items() if k == key) for key in keys]
+    cut = pages(counts)
+    note = ""
+    if page is not None and len(cut) > 1:
+        if not 1 <= page <= len(cut):
+            raise ValueError(f"the grid of {exp.name!r} has pages 1 to {len(cut)} "
+                             f"(got page={page}): exp.show(page=1) shows the first")
+        keys = [keys[i] for i in cut[page - 1]]
+        note = _page_note(exp, page, cut, counts)
+    elif page is not None and page != 1:
+        raise ValueError(f"the grid of {exp.name!r} has one page (got page={page}): "
+                         "exp.show() shows it")
+    from genlab.media.card import prepare_thumbnails
+
+    prepare_thumbnails(path for key in keys for (k, _, _), members in groups.items()
+                       if k == key for r in members
+                       if r["status"] == "succeeded" and not _missing(r["task_id"])
+                       for path in exp.paths(str(r["task_id"])))
     body = []
-    for key, variables in sets.items():
+    for key in keys:
+        variables = sets[key]
         tds = []
         for column in column_keys:
             parts = []
@@ -184,11 +249,11 @@ def grid_html(exp: Experiment, columns: Literal["prompt", "model"] = "prompt", *
     money = (f"<div class='genlab-exp-money'>{escape(exp.money_line)}</div>"
              if exp.money_line else "")
     return (
-        f"<div class='genlab-exp'><style>{_CSS}</style>"
-        f"<div><b>{escape(exp.name)}</b></div>{money}{above}"
+        f"<div class='genlab-exp'><style>{MEDIA_CSS}{_CSS}</style>"
+        f"<div><b>{escape(exp.name)}</b></div>{money}{above}{note}"
         f"<div class='genlab-exp-scroll'><table class='genlab-exp-grid' style='{size}'>"
         f"{cols}<thead><tr><th>variables</th>{head}</tr></thead>"
-        f"<tbody>{''.join(body)}</tbody></table></div></div>"
+        f"<tbody>{''.join(body)}</tbody></table></div>{note}</div>"
     )
 
 
@@ -296,7 +361,7 @@ def page_html(exp: Experiment, columns: Literal["prompt", "model"] = "prompt", *
         f"<title>{escape(exp.name)}</title><style>{style}</style></head><body>"
         f"<h1>{escape(exp.name)}</h1>"
         f"<p class='generated'>genlab {escape(__version__)}, {when}</p>"
-        f"{grid_html(exp, columns, page_folder=page_folder)}"
+        f"{grid_html(exp, columns, page=None, page_folder=page_folder)}"
         f"<h2>Versions</h2>{_versions_table(exp)}"
         f"<h2>Every cell</h2>{table}</body></html>"
     )
