@@ -252,15 +252,16 @@ class Experiment:
         changed in the text, how many cells succeeded, the change in seconds and in each
         score (the mean over seeds of candidate minus baseline, seed by seed), and how much
         the seeds disagree about it (``spread``: the largest minus the smallest per-seed
-        difference). Rows where the seeds disagree most come first.
+        difference). Rows where the seeds disagree most come first. A DataFrame of these
+        numbers; a notebook shows it as a table that fits the output, the prompt's change
+        highlighted and each score's baseline, candidate and change side by side.
 
         Example:
             exp.compare("kite@1", "best")
         """
         from genlab.experiments._view import compare_frame
 
-        return DisplayFrame(compare_frame(self, self.version(baseline),
-                                          self.version(candidate)))
+        return compare_frame(self, self.version(baseline), self.version(candidate))
 
     def leaderboard(self, **options: Any) -> Any:
         """Rank the prompt versions by people's votes between this experiment's results:
@@ -274,7 +275,14 @@ class Experiment:
         """
         from genlab.report import leaderboard
 
-        return leaderboard(self.history, by="prompt_version", experiment=self.name, **options)
+        board = leaderboard(self.history, by="prompt_version", experiment=self.name,
+                            **options)
+        if not board.votes:  # what to do next, rather than an empty table
+            board.notes = (*board.notes, "genlab.rate(exp) shows blind pairs of the versions "
+                           f"of {self.name!r} (one model, variables and seed, two "
+                           "versions) to vote on; exp.leaderboard() ranks them once there "
+                           "are votes")
+        return board
 
     def verdict(self, baseline: Prompt | int | str, candidate: Prompt | int | str,
                 metric: str = "votes", alpha: float = 0.05, *,

@@ -11,6 +11,7 @@ them all. Every text from a person or the service is escaped.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -285,9 +286,12 @@ def compare_frame(exp: Experiment, baseline: Prompt, candidate: Prompt) -> pd.Da
             first_b = next(iter(base.values()), None)
             first_c = next(iter(cand.values()), None)
             change = ""
+            diff = None
             if first_b is not None and first_c is not None:
-                change = str(PromptDiff(str(first_b["prompt"]), str(first_c["prompt"])))
+                diff = PromptDiff(str(first_b["prompt"]), str(first_c["prompt"]))
+                change = str(diff)
             row: dict[str, Any] = {
+                _DIFF: diff,
                 "model": model, **dict(variables), "baseline": baseline.ref,
                 "candidate": candidate.ref, "change": change,
                 "succeeded": f"{sum(r['status'] == 'succeeded' for r in base.values())}/"
@@ -316,13 +320,131 @@ def compare_frame(exp: Experiment, baseline: Prompt, candidate: Prompt) -> pd.Da
     if exp.scorers and not frame.empty:
         frame = frame.sort_values("seed_spread", ascending=False, na_position="last",
                                   kind="stable").reset_index(drop=True)
+    diffs = list(frame.pop(_DIFF)) if _DIFF in frame else []
     for column in frame.columns:
         if column.endswith(("_change", "_baseline", "_candidate", "_spread")):
             frame[column] = frame[column].astype("Float64")
     for column in ("model", "baseline", "candidate", "change", "succeeded"):
         if column in frame:
             frame[column] = frame[column].astype("string")
-    return frame
+    return _compared(frame, diffs, exp.scorers, list(sets.values()), baseline, candidate)
+
+
+_DIFF = "__diff"
+_COMPARE_CSS = (
+    ".genlab-compare{color:" + TEXT + ";max-width:100%}"
+    ".genlab-compare table{border-collapse:collapse;width:100%;table-layout:auto}"
+    ".genlab-compare th,.genlab-compare td{border-bottom:1px solid " + BORDER + ";"
+    "padding:4px 6px;vertical-align:top;text-align:left;white-space:normal;"
+    "overflow-wrap:anywhere}"
+    ".genlab-compare th{background:" + SHADE + ";font-weight:600}"
+    ".genlab-compare .genlab-exp-label{color:" + MUTED + ";font-size:85%}"
+    ".genlab-compare .genlab-score{white-space:nowrap}"
+    ".genlab-compare .genlab-better{color:var(--jp-success-color1,#388e3c);font-weight:600}"
+    ".genlab-compare .genlab-worse{color:var(--jp-error-color1,#d32f2f);font-weight:600}"
+    ".genlab-compare .genlab-compare-note{color:" + MUTED + ";font-size:85%}"
+    + DIFF_CSS
+)
+
+
+def _signed(value: Any, unit: str = "") -> str:
+    if _missing(value) or math.isnan(float(value)):
+        return "–"
+    number = float(value)
+    cls = "genlab-better" if number > 0 else "genlab-worse" if number < 0 else ""
+    shown = f"{number:+.3g}{unit}"
+    return f"<span class='{cls}'>{escape(shown)}</span>" if cls else escape(shown)
+
+
+def compare_html(frame: pd.DataFrame, diffs: list[PromptDiff | None], scorers: list[str],
+                 variables: list[str], title: str) -> str:
+    """:meth:`Experiment.compare` as a notebook shows it: one row per model and set of
+    variables, the prompt's word diff highlighted, how many cells succeeded, and each
+    score's baseline, candidate and change (with the seeds' spread), in a table that wraps
+    to the width of the output.
+
+    Example:
+        >>> import pandas as pd
+        >>> row = {"model": "image-b", "succeeded": "2/2 -> 2/2", "seconds_change": 0.5}
+        >>> page = compare_html(pd.DataFrame([row]), [PromptDiff("a kite", "a red kite")],
+        ...                     [], [], "kite@1 → kite@2")
+        >>> "<ins class='genlab-ins'>red</ins>" in page, "+0.5 s" in page
+        (True, True)
+    """
+    head = ["where", "prompt change", "succeeded", "seconds"]
+    if scorers:
+        head.append("scores: baseline → candidate (change, seed spread)")
+    rows = []
+    records = [{str(k): v for k, v in r.items()} for r in frame.to_dict("records")]
+    for record, diff in zip(records, diffs, strict=False):
+        where = f"<b>{escape(record.get('model', ''))}</b>" + "".join(
+            f"<div class='genlab-exp-label'>{escape(v)} {escape(record.get(v))}</div>"
+            for v in variables if v in record)
+        change = diff.html() if diff is not None else "–"
+        cells = [where, change, escape(str(record.get("succeeded", "")).replace("->", "→")),
+                 _signed(record.get("seconds_change"), " s")]
+        if scorers:
+            lines = []
+            for name in scorers:
+                base, cand = record.get(f"{name}_baseline"), record.get(f"{name}_candidate")
+                spread = record.get(f"{name}_seed_spread")
+                apart = ("" if _missing(spread) or math.isnan(float(spread))
+                         else f", ±{float(spread):.3g}")
+                lines.append(f"<div class='genlab-score'>{escape(name)} {_number(base)} → "
+                             f"{_number(cand)} ({_signed(record.get(f'{name}_change'))}"
+                             f"{escape(apart)})</div>")
+            cells.append("".join(lines))
+        rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    if not rows:
+        rows.append(f"<tr><td colspan='{len(head)}'>no cells of these two versions"
+                    "</td></tr>")
+    note = ("rows where the seeds disagree most come first; .to_pandas() or the columns "
+            "(exp.compare(...)[\"change\"]) give the numbers") if scorers else ""
+    return (f"<div class='genlab-compare'><style>{_COMPARE_CSS}</style>"
+            f"<div><b>{escape(title)}</b></div><table><thead><tr>"
+            + "".join(f"<th>{escape(h)}</th>" for h in head)
+            + f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            + (f"<div class='genlab-compare-note'>{escape(note)}</div>" if note else "")
+            + "</div>")
+
+
+def _compared(frame: pd.DataFrame, diffs: list[PromptDiff | None], scorers: list[str],
+              sets: list[Mapping[str, Any]], baseline: Prompt, candidate: Prompt
+              ) -> pd.DataFrame:
+    """``frame`` as a DataFrame (its values untouched) that a notebook shows as
+    :func:`compare_html`."""
+    variables = list(dict.fromkeys(k for each in sets for k in each))
+    shown = _compared_class()(frame)
+    shown._genlab_page = compare_html(frame, diffs, scorers, variables,
+                                      f"{baseline.ref} → {candidate.ref}")
+    return shown
+
+
+@functools.cache
+def _compared_class() -> type[pd.DataFrame]:
+    import pandas as pd
+
+    from genlab.history import DisplayFrame
+
+    base = type(DisplayFrame(pd.DataFrame()))
+
+    class ComparedVersions(base):  # type: ignore[valid-type,misc]
+        """Two versions compared: a DataFrame of the numbers, shown as a table that fits."""
+
+        _metadata = ["_genlab_page"]
+        _genlab_page: str | None = None
+
+        @property
+        def _constructor(self) -> type[pd.DataFrame]:
+            return base  # a slice or a copy is the numbers alone, shown as such
+
+        def _repr_html_(self) -> str | None:
+            if self._genlab_page is None:
+                shown: str | None = super()._repr_html_()
+                return shown
+            return self._genlab_page
+
+    return ComparedVersions
 
 
 def _versions_table(exp: Experiment) -> str:
