@@ -72,7 +72,7 @@ def test_a_grid_larger_than_a_page_shows_its_first_page_of_thumbnails_and_says_w
 ) -> None:
     assert (big.df["status"] == "succeeded").all()
     page = big._repr_html_()
-    assert page.count("<tr class='genlab-row'>") == 24  # 48 cells: two a row
+    assert page.count("<div class='genlab-row'>") == 24  # 48 cells: two a row
     assert "showing cells 1–48 of 50 (page 1 of 2)" in page
     assert "exp.show(page=2) for the next" in page and 'exp.to_html(&quot;many-cells.html' \
         in page
@@ -84,7 +84,7 @@ def test_a_grid_larger_than_a_page_shows_its_first_page_of_thumbnails_and_says_w
     assert "kite 24" not in page  # the last row is on the next page
 
     second = big.show(page=2)._repr_html_()
-    assert second.count("<tr class='genlab-row'>") == 1 and "kite 24" in second
+    assert second.count("<div class='genlab-row'>") == 1 and "kite 24" in second
     assert "showing cells 49–50 of 50 (page 2 of 2)" in second
     assert "exp.show(page=3)" not in second
     with pytest.raises(ValueError, match=r"pages 1 to 2 \(got page=3\): exp.show\(page=1\)"):
@@ -99,7 +99,7 @@ def test_the_saved_page_holds_every_cell_and_is_shown_as_a_link(
     link = written._repr_html_()
     assert '<a href="out/many.html"' in link and "PosixPath" not in repr(written)
     text = Path(written).read_text()
-    assert text.count("<tr class='genlab-row'>") == 25 and "showing cells" not in text
+    assert text.count("<div class='genlab-row'>") == 25 and "showing cells" not in text
     assert len(_images(text)) == 50 and text.count('loading="lazy"') == 50
 
 

@@ -36,31 +36,31 @@ PAGE_CELLS = 48
 more cells is a page of its own)."""
 SEED_LEAST, SEED_MOST, GAP = 120, 240, 6
 """A seed's result is shown from 120 to 240 px wide, 6 px apart."""
-VARIABLES_WIDTH = "10em"
-"""The width of the grid's first column, the variables of each row."""
 
 _CSS = (
-    ".genlab-exp{color:" + TEXT + "}"
-    ".genlab-exp .genlab-exp-scroll{overflow-x:auto;max-width:100%}"
-    # Every column as wide as the others (the same model's results side by side at one
-    # size), the table no wider than its seeds need nor than the cell: past the room a seed
-    # needs at least, it scrolls in its own box; the page never does.
-    ".genlab-exp table.genlab-exp-grid{border-collapse:collapse;table-layout:fixed;"
-    "width:100%}"
-    ".genlab-exp table.genlab-exp-grid th,.genlab-exp table.genlab-exp-grid td{"
-    "border:1px solid " + BORDER + ";padding:6px;vertical-align:top;text-align:left}"
-    ".genlab-exp table.genlab-exp-grid thead th{background:" + SHADE + ";max-width:28em;"
-    "font-weight:normal}"
-    ".genlab-exp table.genlab-exp-grid tbody th{background:" + SHADE + ";font-weight:normal;"
+    ".genlab-exp{color:" + TEXT + ";max-width:100%}"
+    # Each row a grid of columns as wide as each other (the same model's results side by
+    # side at one size), as many side by side as the output holds: a narrow output wraps
+    # them under each other, never scrolls. The headers are a row of the same grid, so a
+    # header sits above its column; each cell names its column as well, for when they wrap.
+    ".genlab-exp .genlab-exp-cols{display:grid;gap:6px;"
+    "grid-template-columns:repeat(auto-fit,minmax(min(100%,var(--genlab-col)),1fr))}"
+    ".genlab-exp .genlab-exp-heads>div,.genlab-exp .genlab-exp-cell{border:1px solid "
+    + BORDER + ";padding:6px;min-width:0;overflow-wrap:anywhere}"
+    ".genlab-exp .genlab-exp-heads>div{background:" + SHADE + "}"
+    ".genlab-exp .genlab-row{margin-top:8px}"
+    ".genlab-exp .genlab-exp-vars{background:" + SHADE + ";padding:3px 6px;margin-bottom:4px;"
     "overflow-wrap:anywhere}"
+    ".genlab-exp .genlab-exp-vars .genlab-exp-label{display:inline;margin-right:2px}"
+    ".genlab-exp .genlab-exp-col{font-weight:600;font-size:90%}"
     ".genlab-exp .genlab-exp-label{color:" + MUTED + ";font-size:85%;margin:2px 0}"
-    ".genlab-exp .genlab-exp-seeds{display:flex;flex-wrap:nowrap;gap:6px}"
-    f".genlab-exp .genlab-exp-seed{{flex:1 1 0;min-width:{SEED_LEAST}px;"
+    ".genlab-exp .genlab-exp-seeds{display:flex;flex-wrap:wrap;gap:6px}"
+    f".genlab-exp .genlab-exp-seed{{flex:1 1 {SEED_LEAST}px;min-width:0;"
     f"max-width:{SEED_MOST}px}}"
-    ".genlab-exp .genlab-exp-seed .genlab-media{max-width:240px}"
+    ".genlab-exp .genlab-exp-seed .genlab-media{max-width:100%}"
     ".genlab-exp .genlab-exp-seed video,.genlab-exp .genlab-exp-seed img{max-width:100%;"
     "height:auto}"
-    ".genlab-exp .genlab-exp-caption{color:" + MUTED + ";font-size:80%}"
+    ".genlab-exp .genlab-exp-caption{color:" + MUTED + ";font-size:80%;overflow-wrap:anywhere}"
     ".genlab-exp .genlab-exp-note{color:" + MUTED + ";font-size:80%;white-space:pre-wrap;"
     "max-width:20em;overflow-wrap:anywhere}"
     ".genlab-exp .genlab-exp-money{color:" + MUTED + "}"
@@ -94,7 +94,7 @@ def _missing(value: Any) -> bool:
 def _variables_html(variables: Mapping[str, Any]) -> str:
     if not variables:
         return "<i>no variables</i>"
-    return "<br>".join(f"<span class='genlab-exp-label'>{escape(k)}</span> {escape(v)}"
+    return " · ".join(f"<span class='genlab-exp-label'>{escape(k)}</span> {escape(v)}"
                        for k, v in variables.items())
 
 
@@ -221,12 +221,12 @@ def grid_html(exp: Experiment, columns: Literal["prompt", "model"] = "prompt", *
                        if k == key for r in members
                        if r["status"] == "succeeded" and not _missing(r["task_id"])
                        for path in exp.paths(str(r["task_id"])))
+    label_of = {id(c): (c.ref if isinstance(c, Prompt) else str(c)) for c in column_keys}
     body = []
     for key in keys:
-        variables = sets[key]
-        tds = []
+        cells = []
         for column in column_keys:
-            parts = []
+            parts = [f"<div class='genlab-exp-col'>{escape(label_of[id(column)])}</div>"]
             for inner in inners:
                 members = groups.get((key, column, inner))
                 if not members:
@@ -235,26 +235,26 @@ def grid_html(exp: Experiment, columns: Literal["prompt", "model"] = "prompt", *
                 seeds = "".join(_seed_html(exp, r, page_folder) for r in members)
                 parts.append(f"<div class='genlab-exp-label'>{escape(label)}</div>"
                              f"<div class='genlab-exp-seeds'>{seeds}</div>")
-            tds.append(f"<td>{''.join(parts)}</td>")
-        body.append(f"<tr class='genlab-row'><th>{_variables_html(variables)}</th>"
-                    f"{''.join(tds)}</tr>")
-    head = "".join(f"<th>{h}</th>" for h in header_cells)
-    # Column widths: as many seeds side by side as the fullest cell holds, padding and border.
+            cells.append(f"<div class='genlab-exp-cell'>{''.join(parts)}</div>")
+        body.append(f"<div class='genlab-row'><div class='genlab-exp-vars'>"
+                    f"{_variables_html(sets[key])}</div>"
+                    f"<div class='genlab-exp-cols'>{''.join(cells)}</div></div>")
+    head = "".join(f"<div>{h}</div>" for h in header_cells)
+    # A column is as wide as the seeds of its fullest cell side by side need at least (two
+    # at most: more wrap), and the grid no wider than they would ever use.
     side = max((len(m) for m in groups.values()), default=1)
-    least = side * SEED_LEAST + (side - 1) * GAP + 13
-    most = side * SEED_MOST + (side - 1) * GAP + 13
+    least = min(side, 2) * SEED_LEAST + (min(side, 2) - 1) * GAP + 14
+    most = side * SEED_MOST + (side - 1) * GAP + 14
     n = len(column_keys)
-    size = (f"min-width:calc({VARIABLES_WIDTH} + {n * least}px);"
-            f"max-width:calc({VARIABLES_WIDTH} + {n * most}px)")
-    cols = f"<colgroup><col style='width:{VARIABLES_WIDTH}'>{'<col>' * n}</colgroup>"
+    size = f"--genlab-col:{least}px;max-width:{n * most + (n - 1) * GAP}px"
     money = (f"<div class='genlab-exp-money'>{escape(exp.money_line)}</div>"
              if exp.money_line else "")
     return (
         f"<div class='genlab-exp'><style>{MEDIA_CSS}{_CSS}</style>"
         f"<div><b>{escape(exp.name)}</b></div>{money}{above}{note}"
-        f"<div class='genlab-exp-scroll'><table class='genlab-exp-grid' style='{size}'>"
-        f"{cols}<thead><tr><th>variables</th>{head}</tr></thead>"
-        f"<tbody>{''.join(body)}</tbody></table></div>{note}</div>"
+        f"<div class='genlab-exp-grid' style='{size}'>"
+        f"<div class='genlab-exp-heads genlab-exp-cols'>{head}</div>"
+        f"{''.join(body)}</div>{note}</div>"
     )
 
 
