@@ -111,7 +111,7 @@ def test_compare_is_a_table_with_the_change_highlighted_and_the_scores_beside_it
     assert table["change"].iloc[0] == "A kite 0 {+soaring +}over the dunes"
     page = table._repr_html_()
     assert "{+" not in page and "<ins class='genlab-ins'>soaring</ins>" in page
-    assert "words 6 → 7 (<span class='genlab-better'>+1</span>)" in page
+    assert "words 6 → 7 (<span class='genlab-change'>+1</span>)" in page
     assert page.count("<tr>") == 26  # the header and a row per set of variables
     assert "many@1 → many@2" in page
 

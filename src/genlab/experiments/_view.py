@@ -333,27 +333,23 @@ def compare_frame(exp: Experiment, baseline: Prompt, candidate: Prompt) -> pd.Da
 _DIFF = "__diff"
 _COMPARE_CSS = (
     ".genlab-compare{color:" + TEXT + ";max-width:100%}"
-    ".genlab-compare table{border-collapse:collapse;width:100%;table-layout:auto}"
+    ".genlab-compare table{border-collapse:collapse;width:100%;table-layout:fixed}"
     ".genlab-compare th,.genlab-compare td{border-bottom:1px solid " + BORDER + ";"
     "padding:4px 6px;vertical-align:top;text-align:left;white-space:normal;"
-    "overflow-wrap:anywhere}"
+    "overflow-wrap:break-word}"
     ".genlab-compare th{background:" + SHADE + ";font-weight:600}"
     ".genlab-compare .genlab-exp-label{color:" + MUTED + ";font-size:85%}"
-    ".genlab-compare .genlab-score{white-space:nowrap}"
-    ".genlab-compare .genlab-better{color:var(--jp-success-color1,#388e3c);font-weight:600}"
-    ".genlab-compare .genlab-worse{color:var(--jp-error-color1,#d32f2f);font-weight:600}"
+    ".genlab-compare .genlab-change{font-weight:600}"
     ".genlab-compare .genlab-compare-note{color:" + MUTED + ";font-size:85%}"
     + DIFF_CSS
 )
 
 
-def _signed(value: Any, unit: str = "") -> str:
+def _signed(value: Any, unit: str = "", form: str = ".3g") -> str:
     if _missing(value) or math.isnan(float(value)):
         return "–"
-    number = float(value)
-    cls = "genlab-better" if number > 0 else "genlab-worse" if number < 0 else ""
-    shown = f"{number:+.3g}{unit}"
-    return f"<span class='{cls}'>{escape(shown)}</span>" if cls else escape(shown)
+    # Bold, not coloured: whether up is better depends on the scorer (seconds: down is).
+    return f"<span class='genlab-change'>{escape(f'{float(value):+{form}}{unit}')}</span>"
 
 
 def compare_html(frame: pd.DataFrame, diffs: list[PromptDiff | None], scorers: list[str],
@@ -368,12 +364,14 @@ def compare_html(frame: pd.DataFrame, diffs: list[PromptDiff | None], scorers: l
         >>> row = {"model": "image-b", "succeeded": "2/2 -> 2/2", "seconds_change": 0.5}
         >>> page = compare_html(pd.DataFrame([row]), [PromptDiff("a kite", "a red kite")],
         ...                     [], [], "kite@1 → kite@2")
-        >>> "<ins class='genlab-ins'>red</ins>" in page, "+0.5 s" in page
+        >>> "<ins class='genlab-ins'>red</ins>" in page, "+0.50 s" in page
         (True, True)
     """
-    head = ["where", "prompt change", "succeeded", "seconds"]
+    head = ["model, variables", "prompt change", "succeeded", "seconds"]
+    widths = [22, 38, 13, 11] if scorers else [30, 46, 13, 11]
     if scorers:
-        head.append("scores: baseline → candidate (change, seed spread)")
+        head.append("scores: baseline → candidate (change, ± seed spread)")
+        widths.append(22)
     rows = []
     records = [{str(k): v for k, v in r.items()} for r in frame.to_dict("records")]
     for record, diff in zip(records, diffs, strict=False):
@@ -382,7 +380,7 @@ def compare_html(frame: pd.DataFrame, diffs: list[PromptDiff | None], scorers: l
             for v in variables if v in record)
         change = diff.html() if diff is not None else "–"
         cells = [where, change, escape(str(record.get("succeeded", "")).replace("->", "→")),
-                 _signed(record.get("seconds_change"), " s")]
+                 _signed(record.get("seconds_change"), " s", ".2f")]
         if scorers:
             lines = []
             for name in scorers:
@@ -401,7 +399,9 @@ def compare_html(frame: pd.DataFrame, diffs: list[PromptDiff | None], scorers: l
     note = ("rows where the seeds disagree most come first; .to_pandas() or the columns "
             "(exp.compare(...)[\"change\"]) give the numbers") if scorers else ""
     return (f"<div class='genlab-compare'><style>{_COMPARE_CSS}</style>"
-            f"<div><b>{escape(title)}</b></div><table><thead><tr>"
+            f"<div><b>{escape(title)}</b></div><table><colgroup>"
+            + "".join(f"<col style='width:{w}%'>" for w in widths)
+            + "</colgroup><thead><tr>"
             + "".join(f"<th>{escape(h)}</th>" for h in head)
             + f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
             + (f"<div class='genlab-compare-note'>{escape(note)}</div>" if note else "")
