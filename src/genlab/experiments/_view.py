@@ -334,10 +334,12 @@ _DIFF = "__diff"
 _COMPARE_CSS = (
     ".genlab-compare{color:" + TEXT + ";max-width:100%}"
     ".genlab-compare table{border-collapse:collapse;width:100%;table-layout:fixed}"
-    ".genlab-compare th,.genlab-compare td{border-bottom:1px solid " + BORDER + ";"
-    "padding:4px 6px;vertical-align:top;text-align:left;white-space:normal;"
+    # Specific enough to win over a notebook's own table style (JupyterLab right-aligns).
+    ".genlab-compare table th,.genlab-compare table td{border-bottom:1px solid " + BORDER
+    + ";padding:4px 6px;vertical-align:top;text-align:left;white-space:normal;"
     "overflow-wrap:break-word}"
-    ".genlab-compare th{background:" + SHADE + ";font-weight:600}"
+    ".genlab-compare table th{background:" + SHADE + ";font-weight:600;font-size:90%;"
+    "vertical-align:bottom}"
     ".genlab-compare .genlab-exp-label{color:" + MUTED + ";font-size:85%}"
     ".genlab-compare .genlab-change{font-weight:600}"
     ".genlab-compare .genlab-compare-note{color:" + MUTED + ";font-size:85%}"
@@ -368,10 +370,10 @@ def compare_html(frame: pd.DataFrame, diffs: list[PromptDiff | None], scorers: l
         (True, True)
     """
     head = ["model, variables", "prompt change", "succeeded", "seconds"]
-    widths = [22, 38, 13, 11] if scorers else [30, 46, 13, 11]
+    widths = [20, 35, 13, 12] if scorers else [30, 45, 13, 12]
     if scorers:
-        head.append("scores: baseline → candidate (change, ± seed spread)")
-        widths.append(22)
+        head.append("scores (change, ± seeds' spread)")
+        widths.append(20)
     rows = []
     records = [{str(k): v for k, v in r.items()} for r in frame.to_dict("records")]
     for record, diff in zip(records, diffs, strict=False):

@@ -416,9 +416,11 @@ def thumbnail_file(path: Path | str, cover: Path | str | None = None, *,
 
 
 def original_link(path: Path | str, *, served: bool = False,
-                  page_folder: str | os.PathLike[str] | None = None) -> str:
+                  page_folder: str | os.PathLike[str] | None = None, brief: bool = False
+                  ) -> str:
     """Where the original is: a link when the browser can open it, else the path as text;
-    with its size when known.
+    with its size when known. ``brief`` (a grid's tile): the link reads "original", its
+    file's name in its title.
 
     A cell's output and an export link the file relative to the notebook's folder (the
     working directory): JupyterLab and Notebook 7 turn that into the server's ``files/``
@@ -433,6 +435,8 @@ def original_link(path: Path | str, *, served: bool = False,
     Example:
         >>> original_link(Path("genlab-media/t1.mp4"))
         'original: <a href="genlab-media/t1.mp4" target="_blank" download>t1.mp4</a>'
+        >>> original_link(Path("genlab-media/t1.mp4"), brief=True)
+        '<a href="genlab-media/t1.mp4" target="_blank" download title="t1.mp4">original</a>'
         >>> original_link(Path("genlab-media/t1.mp4"), page_folder="genlab-output")
         'original: <a href="../genlab-media/t1.mp4" target="_blank" download>t1.mp4</a>'
     """
@@ -443,9 +447,11 @@ def original_link(path: Path | str, *, served: bool = False,
     except OSError:
         size = ""
     url = served_url(path) if served else None
+    said = (f' title="{escape(path.name)}">original</a>' if brief
+            else f">{escape(path.name)}</a>")
+    lead = "" if brief else "original: "
     if url is not None:
-        return (f'original: <a href="{escape(url)}" target="_blank" download>'
-                f"{escape(path.name)}</a>{size}")
+        return f'{lead}<a href="{escape(url)}" target="_blank" download{said}{size}'
     try:
         if page_folder is not None:
             shown = Path(os.path.relpath(path.resolve(), Path(page_folder).resolve()))
@@ -456,8 +462,9 @@ def original_link(path: Path | str, *, served: bool = False,
     if shown.is_absolute() or (page_folder is None and shown.as_posix().startswith("../")):
         return f"original: <code title='{escape(path)}'>{escape(path.name)}</code>{size}"
     href = escape(quote(shown.as_posix()))
-    return (f'original: <a href="{href}" target="_blank" download>{escape(shown.name)}</a>'
-            f"{size}")
+    said = (f' title="{escape(shown.name)}">original</a>' if brief
+            else f">{escape(shown.name)}</a>")
+    return f'{lead}<a href="{href}" target="_blank" download{said}{size}'
 
 
 def _size(count: int) -> str:
@@ -505,7 +512,8 @@ def media_html(paths: Sequence[Path | str], *, play: Play = "click",
         if shown.note:
             parts.append(escape(f"{path.name}: {shown.note}"))
         if links:
-            parts.append(original_link(where, served=served, page_folder=page_folder))
+            parts.append(original_link(where, served=served, page_folder=page_folder,
+                                       brief=frame == "tile"))
         tile = tile_html(shown, salt=str(where), caption=" · ".join(parts), alt=path.name,
                          play=play if is_video else "click", frame=frame,
                          extra=extra if is_video else "")
