@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from genlab._version import __version__
-from genlab.display import BACKGROUND, BORDER, MUTED, SHADE, TEXT, escape, status_badge
+from genlab.display import BACKGROUND, BORDER, MUTED, SHADE, TEXT, escape
 from genlab.experiments._prompt import DIFF_CSS, Prompt, PromptDiff, _slots_html
 from genlab.report import ROW_SYNC
 
@@ -60,9 +60,10 @@ _CSS = (
     ".genlab-exp .genlab-exp-seed .genlab-media{max-width:100%}"
     ".genlab-exp .genlab-exp-seed video,.genlab-exp .genlab-exp-seed img{max-width:100%;"
     "height:auto}"
-    ".genlab-exp .genlab-exp-caption{color:" + MUTED + ";font-size:80%;overflow-wrap:anywhere}"
-    ".genlab-exp .genlab-exp-note{color:" + MUTED + ";font-size:80%;white-space:pre-wrap;"
-    "max-width:20em;overflow-wrap:anywhere}"
+    ".genlab-exp .genlab-exp-seed .meta{color:" + MUTED + ";font-size:80%;"
+    "overflow-wrap:anywhere}"
+    ".genlab-exp .genlab-exp-seed .note{color:" + MUTED + ";font-size:80%;"
+    "white-space:pre-wrap;max-width:20em;overflow-wrap:anywhere}"
     ".genlab-exp .genlab-exp-money{color:" + MUTED + "}"
     ".genlab-exp .genlab-exp-page{color:" + MUTED + ";font-size:85%;margin:4px 0;"
     "overflow-wrap:anywhere}"
@@ -100,26 +101,22 @@ def _variables_html(variables: Mapping[str, Any]) -> str:
 
 def _seed_html(exp: Experiment, row: Mapping[str, Any],
                page_folder: str | os.PathLike[str] | None) -> str:
-    from genlab.media.card import media_html  # previews load only when a grid is drawn
+    from genlab.media.card import media_html, run_tile_html  # loads only with a grid
 
     status = str(row["status"])
     task_id = None if _missing(row["task_id"]) else str(row["task_id"])
-    caption = [f"seed {row['seed']}" if not _missing(row["seed"]) else "no seed"]
+    facts = [f"seed {row['seed']}" if not _missing(row["seed"]) else "no seed"]
     if not _missing(row["seconds"]):
-        caption.append(f"{float(row['seconds']):.1f} s")
-    caption += [f"{name} {_number(row[name])}" for name in exp.scorers]
+        facts.append(f"{float(row['seconds']):.1f} s")
+    facts += [f"{name} {_number(row[name])}" for name in exp.scorers]
     shown = ""
     if status == "succeeded" and task_id is not None:
         # One play/pause/scrub for the row: the report's handlers on every video.
         shown = media_html(exp.paths(task_id), play="click", page_folder=page_folder,
                            frame="tile", extra=ROW_SYNC, style=False)
-    if not shown:
-        shown = status_badge(status)
-        if not _missing(row["error"]):
-            shown += f"<div class='genlab-exp-note'>{escape(row['error'])}</div>"
-    title = f" title='task {escape(task_id)}'" if task_id else ""
-    return (f"<div class='genlab-exp-seed'>{shown}<div class='genlab-exp-caption'{title}>"
-            f"{escape(' · '.join(caption))}</div></div>")
+    notes = [] if _missing(row["error"]) else [str(row["error"])]
+    return run_tile_html(shown, status=status, facts=facts, notes=notes, task_id=task_id,
+                         within="genlab-exp-seed")
 
 
 def _key(variables: Mapping[str, Any]) -> str:

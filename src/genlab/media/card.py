@@ -42,7 +42,17 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote, urlsplit
 
 from genlab._errors import GenlabError, MediaError
-from genlab.display import ERROR, LINK, MUTED, WARNING, card, escape, grid, text
+from genlab.display import (
+    ERROR,
+    LINK,
+    MUTED,
+    WARNING,
+    card,
+    escape,
+    grid,
+    status_badge,
+    text,
+)
 from genlab.jupyter import served_url
 from genlab.media import (
     MEDIA_SUFFIXES,
@@ -275,6 +285,34 @@ def tile_html(shown: Shown, *, salt: str = "", caption: str = "", alt: str = "",
         f'<figure class="genlab-media">{toggle}{element}'
         f'<figcaption class="genlab-links">{links}</figcaption></figure>'
     )
+
+
+def run_tile_html(media: str, *, status: str, facts: Sequence[str] = (),
+                  notes: Sequence[str] = (), task_id: str | None = None,
+                  within: str = "") -> str:
+    """The tile frame: one result in a grid (an experiment's, a comparison's gallery) as its
+    media (``media``: HTML from :func:`media_html` or :func:`tile_html`), its status as a
+    badge where it did not succeed or shows no media, ``notes`` (an error, why media are
+    missing) and one line of ``facts`` (seed, seconds, scores, credits), titled with its
+    task. ``within`` names the grid it belongs to (a class its page styles). Every text is
+    escaped here.
+
+    Example:
+        >>> page = run_tile_html("", status="failed", facts=["seed 1", "2.0 s"],
+        ...                      notes=["<b>refused</b>"], task_id="t1")
+        >>> "&lt;b&gt;refused&lt;/b&gt;" in page, "seed 1 · 2.0 s" in page, "task t1" in page
+        (True, True, True)
+    """
+    parts = [media]
+    if status != "succeeded" or not media:
+        parts.append(f'<div class="status">{status_badge(status)}</div>')
+    parts += [f'<div class="note">{escape(n)}</div>' for n in notes if n]
+    if facts:
+        title = f' title="task {escape(task_id)}"' if task_id else ""
+        parts.append(f'<div class="meta"{title}>{escape(" · ".join(facts))}</div>')
+    where = f" {within}" if within else ""
+    return (f'<div class="genlab-run run run-{escape(status)}{where}">{"".join(parts)}'
+            "</div>")
 
 
 def _thumb_tile(shown: Shown, caption: str, label: str, extra: str) -> str:
@@ -759,6 +797,7 @@ __all__ = [
     "result_body_html",
     "result_html",
     "results_html",
+    "run_tile_html",
     "shown_bytes",
     "shown_file",
     "thumbnail_bytes",
