@@ -625,11 +625,28 @@ def media_facts(result: Result) -> str:
 
 
 def result_html(result: Result, *, play: Play = "once", links: bool = True,
-                media: bool = True, served: bool = False) -> str:
+                media: bool = True, served: bool = False,
+                frame: Literal["cell", "studio"] = "cell") -> str:
     """The card of one result (see the module docstring): ``play`` says whether its video
     plays once when shown or waits for a click; ``links`` whether originals are linked;
     ``media=False`` leaves the media out (a view that shows them elsewhere); ``served`` for
-    a card inside a widget (see :func:`original_link`)."""
+    a card inside a widget (see :func:`original_link`).
+
+    ``frame`` is what surrounds it: ``"cell"``, the whole card with its header (a cell, the
+    History tab, reports); ``"studio"``, the card inside the Studio's task card, whose header,
+    badge and buttons are widgets of its own (no header, no prompt: the Studio shows them;
+    links served). A grid's tile is :func:`media_html` with ``frame="tile"`` in
+    :func:`run_tile_html`.
+
+    Example:
+        >>> from genlab.media import Result
+        >>> done = Result(task_id="t1", status="succeeded", model="image-b", prompt="a kite")
+        >>> "task t1" in result_html(done), "task t1" in result_html(done, frame="studio")
+        (True, False)
+    """
+    if frame == "studio":
+        return result_body_html(result, play=play, links=links, media=media, prompt=False,
+                                served=True)
     facts = [f"task {result.task_id}"]
     if result.seconds is not None:
         facts.append(f"{result.seconds:.1f} s")
