@@ -200,7 +200,10 @@ def grid_html(exp: Experiment, columns: Literal["prompt", "model"] = "prompt", *
         groups.setdefault((key, column, inner), []).append(row)
     inners: list[Any] = versions if columns == "model" else exp.models
     keys = list(sets)
-    counts = [sum(len(m) for (k, _, _), m in groups.items() if k == key) for key in keys]
+    per_row: dict[str, list[Mapping[str, Any]]] = {}
+    for (k, _, _), members in groups.items():
+        per_row.setdefault(k, []).extend(members)
+    counts = [len(per_row[key]) for key in keys]
     cut = pages(counts)
     note = ""
     if page is not None and len(cut) > 1:
@@ -214,8 +217,7 @@ def grid_html(exp: Experiment, columns: Literal["prompt", "model"] = "prompt", *
                          "exp.show() shows it")
     from genlab.media.card import prepare_thumbnails
 
-    prepare_thumbnails(path for key in keys for (k, _, _), members in groups.items()
-                       if k == key for r in members
+    prepare_thumbnails(path for key in keys for r in per_row[key]
                        if r["status"] == "succeeded" and not _missing(r["task_id"])
                        for path in exp.paths(str(r["task_id"])))
     label_of = {id(c): (c.ref if isinstance(c, Prompt) else str(c)) for c in column_keys}
@@ -225,11 +227,11 @@ def grid_html(exp: Experiment, columns: Literal["prompt", "model"] = "prompt", *
         for column in column_keys:
             parts = [f"<div class='genlab-exp-col'>{escape(label_of[id(column)])}</div>"]
             for inner in inners:
-                members = groups.get((key, column, inner))
-                if not members:
+                found = groups.get((key, column, inner))
+                if not found:
                     continue
                 label = inner.ref if isinstance(inner, Prompt) else str(inner)
-                seeds = "".join(_seed_html(exp, r, page_folder) for r in members)
+                seeds = "".join(_seed_html(exp, r, page_folder) for r in found)
                 parts.append(f"<div class='genlab-exp-label'>{escape(label)}</div>"
                              f"<div class='genlab-exp-seeds'>{seeds}</div>")
             cells.append(f"<div class='genlab-exp-cell'>{''.join(parts)}</div>")
@@ -317,14 +319,15 @@ def compare_frame(exp: Experiment, baseline: Prompt, candidate: Prompt) -> pd.Da
     if exp.scorers and not frame.empty:
         frame = frame.sort_values("seed_spread", ascending=False, na_position="last",
                                   kind="stable").reset_index(drop=True)
-    diffs = list(frame.pop(_DIFF)) if _DIFF in frame else []
+    changes: list[PromptDiff | None] = ([d if isinstance(d, PromptDiff) else None
+                                         for d in frame.pop(_DIFF)] if _DIFF in frame else [])
     for column in frame.columns:
         if column.endswith(("_change", "_baseline", "_candidate", "_spread")):
             frame[column] = frame[column].astype("Float64")
     for column in ("model", "baseline", "candidate", "change", "succeeded"):
         if column in frame:
             frame[column] = frame[column].astype("string")
-    return _compared(frame, diffs, exp.scorers, list(sets.values()), baseline, candidate)
+    return _compared(frame, changes, exp.scorers, list(sets.values()), baseline, candidate)
 
 
 _DIFF = "__diff"
@@ -385,7 +388,7 @@ def compare_html(frame: pd.DataFrame, diffs: list[PromptDiff | None], scorers: l
             for name in scorers:
                 base, cand = record.get(f"{name}_baseline"), record.get(f"{name}_candidate")
                 spread = record.get(f"{name}_seed_spread")
-                apart = ("" if _missing(spread) or math.isnan(float(spread))
+                apart = ("" if spread is None or _missing(spread) or math.isnan(float(spread))
                          else f", ±{float(spread):.3g}")
                 lines.append(f"<div class='genlab-score'>{escape(name)} {_number(base)} → "
                              f"{_number(cand)} ({_signed(record.get(f'{name}_change'))}"
@@ -414,8 +417,9 @@ def _compared(frame: pd.DataFrame, diffs: list[PromptDiff | None], scorers: list
     :func:`compare_html`."""
     variables = list(dict.fromkeys(k for each in sets for k in each))
     shown = _compared_class()(frame)
-    shown._genlab_page = compare_html(frame, diffs, scorers, variables,
-                                      f"{baseline.ref} → {candidate.ref}")
+    # A name of the class's _metadata: pandas keeps it out of the columns.
+    object.__setattr__(shown, "_genlab_page", compare_html(
+        frame, diffs, scorers, variables, f"{baseline.ref} → {candidate.ref}"))
     return shown
 
 
