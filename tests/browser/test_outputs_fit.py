@@ -116,6 +116,9 @@ def _check_what_reads(page: Any, shade: str) -> None:
     compare = cells.nth(2).locator(".genlab-compare")
     assert compare.locator("ins").first.inner_text().strip() == "soaring", shade
     assert "{+" not in compare.inner_text()
+    # Its own style wins over the notebook's right-aligned tables: text reads from the left.
+    assert compare.locator("td").first.evaluate("e => getComputedStyle(e).textAlign") \
+        == "left", shade
     scores = compare.locator("td").filter(has_text="sharpness").first
     box, room = scores.bounding_box(), compare.bounding_box()
     assert box["x"] + box["width"] <= room["x"] + room["width"] + 1, (shade, box, room)

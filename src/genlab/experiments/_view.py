@@ -333,13 +333,15 @@ def compare_frame(exp: Experiment, baseline: Prompt, candidate: Prompt) -> pd.Da
 _DIFF = "__diff"
 _COMPARE_CSS = (
     ".genlab-compare{color:" + TEXT + ";max-width:100%}"
-    ".genlab-compare table{border-collapse:collapse;width:100%;table-layout:fixed}"
-    # Specific enough to win over a notebook's own table style (JupyterLab right-aligns).
-    ".genlab-compare table th,.genlab-compare table td{border-bottom:1px solid " + BORDER
+    ".genlab-compare table.genlab-compare-table{border-collapse:collapse;width:100%;"
+    "table-layout:fixed}"
+    # Two classes and two elements: they outrank JupyterLab's right-aligned output tables.
+    ".genlab-compare table.genlab-compare-table tr th,"
+    ".genlab-compare table.genlab-compare-table tr td{border-bottom:1px solid " + BORDER
     + ";padding:4px 6px;vertical-align:top;text-align:left;white-space:normal;"
     "overflow-wrap:break-word}"
-    ".genlab-compare table th{background:" + SHADE + ";font-weight:600;font-size:90%;"
-    "vertical-align:bottom}"
+    ".genlab-compare table.genlab-compare-table tr th{background:" + SHADE + ";"
+    "font-weight:600;font-size:90%;vertical-align:bottom;overflow-wrap:normal}"
     ".genlab-compare .genlab-exp-label{color:" + MUTED + ";font-size:85%}"
     ".genlab-compare .genlab-change{font-weight:600}"
     ".genlab-compare .genlab-compare-note{color:" + MUTED + ";font-size:85%}"
@@ -370,7 +372,7 @@ def compare_html(frame: pd.DataFrame, diffs: list[PromptDiff | None], scorers: l
         (True, True)
     """
     head = ["model, variables", "prompt change", "succeeded", "seconds"]
-    widths = [20, 35, 13, 12] if scorers else [30, 45, 13, 12]
+    widths = [19, 33, 15, 12] if scorers else [29, 44, 15, 12]
     if scorers:
         head.append("scores (change, ± seeds' spread)")
         widths.append(20)
@@ -401,7 +403,7 @@ def compare_html(frame: pd.DataFrame, diffs: list[PromptDiff | None], scorers: l
     note = ("rows where the seeds disagree most come first; .to_pandas() or the columns "
             "(exp.compare(...)[\"change\"]) give the numbers") if scorers else ""
     return (f"<div class='genlab-compare'><style>{_COMPARE_CSS}</style>"
-            f"<div><b>{escape(title)}</b></div><table><colgroup>"
+            f"<div><b>{escape(title)}</b></div><table class='genlab-compare-table'><colgroup>"
             + "".join(f"<col style='width:{w}%'>" for w in widths)
             + "</colgroup><thead><tr>"
             + "".join(f"<th>{escape(h)}</th>" for h in head)
