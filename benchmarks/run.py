@@ -34,6 +34,7 @@ TITLES = {
     "bench_grid": "The one grid at scale: plan 10,000 cells (median of 5)",
     "bench_scores": "Scorers: each built-in one on a kept 5 s 720p video (median of 5, cold)",
     "bench_gate": "The gate: false alarms on 1,000 simulated A/A experiments (alpha 0.05)",
+    "bench_grid_view": "A 1,000-cell image experiment's grid: notebook bytes, time to draw",
 }
 
 
