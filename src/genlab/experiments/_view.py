@@ -246,8 +246,13 @@ def grid_html(exp: Experiment, columns: Literal["prompt", "model"] = "prompt", *
     most = side * SEED_MOST + (side - 1) * GAP + 14
     n = len(column_keys)
     size = f"--genlab-col:{least}px;max-width:{n * most + (n - 1) * GAP}px"
-    money = (f"<div class='genlab-exp-money'>{escape(exp.money_line)}</div>"
-             if exp.money_line else "")
+    # The money line is what the run said before sending; beside it, where the cells stand
+    # now (a finished grid should not read "16 to send").
+    counts = frame["status"].fillna("not sent").value_counts()
+    now = " · ".join(f"{n:,} {status}" for status, n in counts.items())
+    said = f"before the run: {exp.money_line}" if exp.money_line else ""
+    money = (f"<div class='genlab-exp-money'>{escape(' — now: '.join(filter(None, [said, now])))}"
+             "</div>" if said or now else "")
     return (
         f"<div class='genlab-exp'><style>{MEDIA_CSS}{_CSS}</style>"
         f"<div><b>{escape(exp.name)}</b></div>{money}{above}{note}"
