@@ -36,6 +36,7 @@ TITLES = {
                              "memory over the run (fresh process)"),
     "bench_scores": "Scorers: each built-in one on a kept 5 s 720p video (median of 5, cold)",
     "bench_gate": "The gate: false alarms on 1,000 simulated A/A experiments (alpha 0.05)",
+    "bench_grid_view": "A 1,000-cell image experiment's grid: notebook bytes, time to draw",
 }
 
 

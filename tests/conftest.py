@@ -35,6 +35,9 @@ OWN_HOME = Path(__file__).resolve().parent.parent / "build" / "test-home"
 for _name, _sub in (("JUPYTER_DATA_DIR", "jupyter-data"), ("IPYTHONDIR", "ipython"),
                     ("MPLCONFIGDIR", "matplotlib")):
     os.environ[_name] = str(OWN_HOME / _sub)
+    # Made here: IPython warns (an error in this run) when its folder's parent is missing, as in
+    # a fresh clone whose first run is `make test-browser`.
+    (OWN_HOME / _sub).mkdir(parents=True, exist_ok=True)
 
 # Distinctive, so a search for it in reprs, messages and files cannot match by accident.
 CLIENT_KEY = "sk-genlab-test-5f0c2a9e7d"

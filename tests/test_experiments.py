@@ -223,9 +223,13 @@ def test_the_grid_shows_diffs_seeds_and_escaped_text(
     assert "<script>x</script>" not in page and "&lt;script&gt;x&lt;/script&gt;" in page
     assert "<ins class='genlab-ins'>&lt;i&gt;dawn&lt;/i&gt;</ins>" in page.replace(
         "</ins><ins class='genlab-ins'>", "")
-    assert page.count("<tr class='genlab-row'>") == 1  # one row per variable set
-    assert page.count("class='genlab-exp-seed'") == 4 and "seed 2" in page
+    assert page.count("<div class='genlab-row'>") == 1  # one row per variable set
+    assert page.count('genlab-exp-seed"') == 4 and "seed 2" in page
     assert page.count("<img") >= 4
+    # The line said before sending, and where the cells stand now: a finished grid does not
+    # read as if everything were still to send.
+    assert "before the run: 4 cells: no published price" in page
+    assert "— now: 4 succeeded</div>" in page
     by_model = exp.show(columns="model")._repr_html_()
     assert "<b>image-d</b>" in by_model and "genlab-diff" in by_model
     written = exp.to_html(tmp_path / "grid.html")

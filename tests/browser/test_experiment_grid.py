@@ -1,9 +1,10 @@
 """An experiment's grid in JupyterLab, in light and dark, at 1024 px with the file browser
 open and at 1400 px: the word diff above the columns reads (every inserted and removed word
 is on screen, highlighted, its text at a contrast of at least 3:1 against its highlight, and
-the highlight differs from the header behind it), the page never scrolls sideways (a grid too
-wide for the cell, five versions beside the file browser, scrolls inside its own box to its
-last column), and a row's videos play and pause together while the other row's stay still.
+the highlight differs from the header behind it), nothing scrolls sideways (a grid too wide
+for the cell, five versions beside the file browser, wraps its columns under each other, its
+last version in view), and a row's videos, posters until played, play and pause together
+while the other row's stay still.
 Run with ``make test-browser``.
 
 Screenshots go to ``build/browser-experiment-grid/``.
@@ -87,7 +88,8 @@ _DIFF = """
   };
   const found = [];
   for (const el of root.querySelectorAll(
-      'thead .genlab-diff ins, thead .genlab-diff del, thead .genlab-diff-label')) {
+      '.genlab-exp-heads .genlab-diff ins, .genlab-exp-heads .genlab-diff del,'
+      + ' .genlab-exp-heads .genlab-diff-label')) {
     const r = el.getBoundingClientRect();
     const own = rgba(getComputedStyle(el).backgroundColor);
     const back = behind(el);
@@ -108,19 +110,20 @@ _DIFF = """
 
 _FIT = """
 (root) => {
-  const scroller = root.querySelector('.genlab-exp-scroll');
   const page = document.querySelector('.jp-WindowedPanel-outer, .jp-NotebookPanel-notebook');
   const output = root.closest('.jp-OutputArea-output');
-  const grid = root.querySelector('table.genlab-exp-grid').getBoundingClientRect();
-  const box = scroller.getBoundingClientRect();
-  const first = root.querySelector('tbody tr th').getBoundingClientRect();
+  const box = output.getBoundingClientRect();
+  const first = root.querySelector('.genlab-row .genlab-exp-vars').getBoundingClientRect();
+  const heads = [...root.querySelectorAll('.genlab-exp-heads > div')].map((h) => {
+    const r = h.getBoundingClientRect();
+    return {text: h.innerText, left: r.left, right: r.right, top: r.top};
+  });
   return {
     page: [page.scrollWidth, page.clientWidth],
     output: [output.scrollWidth, output.clientWidth],
-    scroller: [scroller.scrollWidth, scroller.clientWidth],
-    scroll_style: getComputedStyle(scroller).overflowX,
-    grid_left: grid.left, box_left: box.left, box_right: box.right,
+    box_left: box.left, box_right: box.right,
     first_row_head: [first.left, first.right],
+    heads: heads,
     window: innerWidth,
   };
 }
@@ -128,7 +131,7 @@ _FIT = """
 
 # Each row's videos: paused or not, and where they are.
 _VIDEOS = """
-(root) => [...root.querySelectorAll('tbody tr.genlab-row')].map(
+(root) => [...root.querySelectorAll('.genlab-row')].map(
   (row) => [...row.querySelectorAll('video')].map(
     (v) => ({paused: v.paused, time: v.currentTime, ready: v.readyState})))
 """
@@ -169,16 +172,20 @@ def _run(page: Any, base: str) -> Any:
         page.get_by_role("menuitem", name="Run", exact=True).click()
         page.get_by_text("Run All Cells", exact=True).click()
         try:
-            grid.locator("tbody video").nth(3).wait_for(state="attached", timeout=180_000)
-            page.locator(".genlab-exp").nth(1).locator("tbody img").nth(4).wait_for(
+            grid.locator(".genlab-row video").nth(3).wait_for(state="attached",
+                                                              timeout=180_000)
+            page.locator(".genlab-exp").nth(1).locator(".genlab-row img").nth(4).wait_for(
                 state="attached", timeout=180_000)
             break
         except Exception:
             if attempt == 3:
                 raise
+    # Posters until played: nothing of a video loads before (preload="none").
+    assert grid.evaluate("(g) => [...g.querySelectorAll('.genlab-row video')].every("
+                         "(v) => v.preload === 'none' && v.poster.startsWith('data:image/'))")
     page.wait_for_function(
-        "(g) => [...g.querySelectorAll('tbody video')].every((v) => v.readyState >= 1)",
-        arg=grid.element_handle())
+        "(g) => [...g.querySelectorAll('.genlab-row video')].every("
+        "(v) => v.readyState === 0)", arg=grid.element_handle())
     return grid
 
 
@@ -214,31 +221,22 @@ def _check_fit(grid: Any, where: str) -> dict[str, Any]:
     assert page_width <= page_room + 1, (where, fit)  # the notebook never scrolls sideways
     out_width, out_room = fit["output"]
     assert out_width <= out_room + 1, (where, fit)  # nor does the cell's output
-    inner, room = fit["scroller"]
-    if inner > room + 1:  # too wide: it scrolls in its own box, which stays in the window
-        assert fit["scroll_style"] in ("auto", "scroll"), (where, fit)
     assert fit["box_right"] <= fit["window"] + 1, (where, fit)
     left, right = fit["first_row_head"]
     assert fit["box_left"] - 1 <= left and right <= fit["box_right"] + 1, (where, fit)
+    for head in fit["heads"]:  # every column's header in the output's box
+        assert fit["box_left"] - 1 <= head["left"], (where, head, fit)
+        assert head["right"] <= fit["box_right"] + 1, (where, head, fit)
     return fit
 
 
-def _check_wide_grid_scrolls_in_its_box(page: Any, wide: Any, where: str) -> None:
-    """Five versions beside the file browser at 1024 px: the grid scrolls sideways in its own
-    box (the page does not), and scrolled to its end the last version is in view."""
+def _check_wide_grid_wraps(page: Any, wide: Any, where: str) -> None:
+    """Five versions beside the file browser at 1024 px: the columns wrap under each other
+    (nothing scrolls sideways), the last version in view below the first."""
     fit = _check_fit(wide, where)
-    inner, room = fit["scroller"]
-    assert inner > room + 1, (where, fit)  # more than there is room for: it scrolls itself
-    last = wide.locator("thead th").last
-    assert "takes@5" in last.inner_text(), where
-    wide.locator(".genlab-exp-scroll").evaluate("e => { e.scrollLeft = e.scrollWidth; }")
-    seen = wide.evaluate(
-        "(g) => { const box = g.querySelector('.genlab-exp-scroll').getBoundingClientRect();"
-        " const th = [...g.querySelectorAll('thead th')].pop().getBoundingClientRect();"
-        " return {box: [box.left, box.right], last: [th.left, th.right]}; }")
-    (box_left, box_right), (left, right) = seen["box"], seen["last"]
-    assert box_left - 1 <= left and right <= box_right + 1, (where, seen)
-    wide.locator(".genlab-exp-scroll").evaluate("e => { e.scrollLeft = 0; }")
+    heads = fit["heads"]
+    assert "takes@5" in heads[-1]["text"], (where, heads)
+    assert heads[-1]["top"] > heads[0]["top"] + 1, (where, heads)  # wrapped to a new line
 
 
 def _videos(grid: Any) -> list[list[dict[str, Any]]]:
@@ -258,15 +256,15 @@ def _check_rows_play_together(page: Any, grid: Any, where: str) -> None:
     before = _videos(grid)
     assert [len(row) for row in before] == [2, 2], (where, before)  # one per version
     assert all(v["paused"] for row in before for v in row), (where, before)
-    first = grid.locator("tbody tr.genlab-row").nth(0).locator("video").first
+    first = grid.locator(".genlab-row").nth(0).locator("video").first
     first.scroll_into_view_if_needed()
     _press_play_button(page, first)
     page.wait_for_function(
-        "(g) => [...g.querySelectorAll('tbody tr.genlab-row')[0].querySelectorAll('video')]"
+        "(g) => [...g.querySelectorAll('.genlab-row')[0].querySelectorAll('video')]"
         ".every((v) => !v.paused && v.currentTime > 0)", arg=grid.element_handle())
     playing = _videos(grid)
     page.wait_for_function(  # every video of the row moves on
-        "([g, t]) => [...g.querySelectorAll('tbody tr.genlab-row')[0]"
+        "([g, t]) => [...g.querySelectorAll('.genlab-row')[0]"
         ".querySelectorAll('video')].every((v, i) => v.currentTime > t[i])",
         arg=[grid.element_handle(), [v["time"] for v in playing[0]]])
     shown = _videos(grid)
@@ -274,7 +272,7 @@ def _check_rows_play_together(page: Any, grid: Any, where: str) -> None:
     assert all(v["paused"] and v["time"] == 0 for v in shown[1]), (where, shown)  # still
     _press_play_button(page, first)  # the same button, now pause, pauses the row
     page.wait_for_function(
-        "(g) => [...g.querySelectorAll('tbody video')].every((v) => v.paused)",
+        "(g) => [...g.querySelectorAll('.genlab-row video')].every((v) => v.paused)",
         arg=grid.element_handle())
     stopped = _videos(grid)
     assert all(v["paused"] and v["time"] > 0 for v in stopped[0]), (where, stopped)
@@ -308,7 +306,7 @@ def test_the_grid_reads_fits_and_plays_a_row_together(lab: str, theme: str) -> N
                     wide = page.locator(".genlab-exp").nth(1)
                     wide.evaluate("e => e.scrollIntoView({block: 'start'})")
                     if width == 1024:
-                        _check_wide_grid_scrolls_in_its_box(page, wide, where)
+                        _check_wide_grid_wraps(page, wide, where)
                     else:
                         _check_fit(wide, where)
                         page.mouse.move(width - 5, HEIGHT - 5)

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from genlab.experiments._verdict import Verdict
+    from genlab.report import ReportFile
 
 Columns = Literal["prompt", "prompt_version", "model"]
 
@@ -215,20 +216,27 @@ class Experiment:
             raise LookupError(f"{ref!r} {why} of this experiment's versions ({shown})")
         return found[0]
 
-    def show(self, columns: Columns = "prompt") -> Any:
+    def show(self, columns: Columns = "prompt", *, page: int = 1) -> Any:
         """The grid: a row per set of variables, a column per prompt version (the word diff
         of each version against the column before it above it) or per model
-        (``columns="model"``); in each cell the seeds side by side, and a row's videos play,
-        pause and seek together."""
+        (``columns="model"``); in each cell the seeds side by side as thumbnails (a video
+        its poster until played), and a row's videos play, pause and seek together. A large
+        grid shows a page of rows at a time (48 cells at most), with a note naming the
+        next page; :meth:`to_html` writes them all.
+
+        Example:
+            exp.show(columns="model")
+            exp.show(page=2)
+        """
         from genlab.display import HTML
         from genlab.experiments._view import grid_html
 
-        return HTML(grid_html(self, "model" if columns == "model" else "prompt"))
+        return HTML(grid_html(self, "model" if columns == "model" else "prompt", page=page))
 
     def _repr_html_(self) -> str:
         from genlab.experiments._view import grid_html
 
-        return grid_html(self, "prompt")
+        return grid_html(self, "prompt", page=1)
 
     def __repr__(self) -> str:
         counts = self.df["status"].value_counts()
@@ -246,15 +254,16 @@ class Experiment:
         changed in the text, how many cells succeeded, the change in seconds and in each
         score (the mean over seeds of candidate minus baseline, seed by seed), and how much
         the seeds disagree about it (``spread``: the largest minus the smallest per-seed
-        difference). Rows where the seeds disagree most come first.
+        difference). Rows where the seeds disagree most come first. A DataFrame of these
+        numbers; a notebook shows it as a table that fits the output, the prompt's change
+        highlighted and each score's baseline, candidate and change side by side.
 
         Example:
             exp.compare("kite@1", "best")
         """
         from genlab.experiments._view import compare_frame
 
-        return DisplayFrame(compare_frame(self, self.version(baseline),
-                                          self.version(candidate)))
+        return compare_frame(self, self.version(baseline), self.version(candidate))
 
     def leaderboard(self, **options: Any) -> Any:
         """Rank the prompt versions by people's votes between this experiment's results:
@@ -268,7 +277,14 @@ class Experiment:
         """
         from genlab.report import leaderboard
 
-        return leaderboard(self.history, by="prompt_version", experiment=self.name, **options)
+        board = leaderboard(self.history, by="prompt_version", experiment=self.name,
+                            **options)
+        if not board.votes:  # what to do next, rather than an empty table
+            board.notes = (*board.notes, "genlab.rate(exp) shows blind pairs of the versions "
+                           f"of {self.name!r} (one model, variables and seed, two "
+                           "versions) to vote on; exp.leaderboard() ranks them once there "
+                           "are votes")
+        return board
 
     def verdict(self, baseline: Prompt | int | str, candidate: Prompt | int | str,
                 metric: str = "votes", alpha: float = 0.05, *,
@@ -298,16 +314,24 @@ class Experiment:
                           metric=metric, alpha=alpha, raters=raters,
                           higher_is_better=higher_is_better)
 
-    def to_html(self, path: str | os.PathLike[str], *, columns: Columns = "prompt") -> Path:
-        """Write the experiment as one HTML file (grid with diffs and media embedded, the
-        versions' score summary and every cell), loading nothing from elsewhere."""
+    def to_html(self, path: str | os.PathLike[str], *, columns: Columns = "prompt"
+                ) -> ReportFile:
+        """Write the experiment as one HTML file (the whole grid with diffs, its media as
+        thumbnails loaded lazily, the versions' score summary and every cell), loading
+        nothing from elsewhere. Returns where it went, as :meth:`Comparison.to_html` does
+        (a notebook shows it as a link to the file).
+
+        Example:
+            exp.to_html("kite-study.html")
+        """
         from genlab.experiments._view import page_html
+        from genlab.report import ReportFile
 
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)  # as a comparison's to_html does
         target.write_text(page_html(self, "model" if columns == "model" else "prompt",
                                     page_folder=target.parent), encoding="utf-8")
-        return target
+        return ReportFile(target)
 
 
 def _status(cell: Cell, task: Mapping[str, Any] | None, error: str | None) -> str:

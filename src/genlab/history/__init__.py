@@ -74,6 +74,7 @@ from genlab.history._views import (
     display_text,
     styled,
 )
+from genlab.history._votes_file import votes_file
 from genlab.history._who import Who
 from genlab.media import MediaInfo, Result
 
@@ -112,6 +113,7 @@ __all__ = [
     "spend",
     "styled",
     "summarize",
+    "votes_file",
 ]
 
 

@@ -29,8 +29,11 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import os
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -39,7 +42,17 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote, urlsplit
 
 from genlab._errors import GenlabError, MediaError
-from genlab.display import ERROR, LINK, MUTED, WARNING, card, escape, grid, text
+from genlab.display import (
+    ERROR,
+    LINK,
+    MUTED,
+    WARNING,
+    card,
+    escape,
+    grid,
+    status_badge,
+    text,
+)
 from genlab.jupyter import served_url
 from genlab.media import (
     MEDIA_SUFFIXES,
@@ -65,10 +78,17 @@ MAX_READ_BYTES = 64 * 1024 * 1024
 THUMB_WIDTH = 480
 """Images wider than this (in pixels) may be embedded as a smaller copy (shown at 320 px,
 enlarged on click)."""
+TILE_THUMB = 240
+"""How wide (in pixels) a grid tile's thumbnail is made: an image tile is a WebP copy this
+wide, a video tile its first frame this wide until it is clicked."""
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://\S+")
 _SIDE_STEMS = ("_cover", "_last_frame")
 
 Play = Literal["once", "click"]
+Frame = Literal["card", "tile"]
+"""How media are drawn: ``"card"`` (a cell's or the Studio's card: display-size previews that
+enlarge) or ``"tile"`` (a grid's tile: thumbnails at tile size, loaded lazily, a video its
+poster until clicked)."""
 
 MEDIA_CSS = f"""
 .genlab-medias {{ display: flex; flex-wrap: wrap; gap: 6px; align-items: flex-start; }}
@@ -85,6 +105,8 @@ MEDIA_CSS = f"""
   margin-top: 2px; overflow-wrap: anywhere; }}
 .genlab-media .genlab-links label {{ cursor: pointer; color: {LINK}; }}
 .genlab-media .genlab-links a {{ color: {LINK}; }}
+.genlab-media.genlab-tile img {{ cursor: default; }}
+.genlab-media.genlab-tile video, .genlab-media.genlab-tile img {{ width: 100%; }}
 .genlab-media .genlab-zoom:checked ~ .genlab-links .genlab-grow,
 .genlab-media .genlab-zoom:not(:checked) ~ .genlab-links .genlab-shrink {{ display: none; }}
 """
@@ -222,11 +244,13 @@ def _key(uri: str, salt: str) -> str:
 
 
 def tile_html(shown: Shown, *, salt: str = "", caption: str = "", alt: str = "",
-              extra: str = "", play: Play = "click") -> str:
+              extra: str = "", play: Play = "click", frame: Frame = "card") -> str:
     """One media item as a compact tile with an enlarge switch (``caption`` is HTML).
 
     ``extra`` is added to the ``<video>`` element's attributes (a gallery's sync handlers);
-    ``play="once"`` plays a video once, muted, when it appears.
+    ``play="once"`` plays a video once, muted, when it appears. ``frame="tile"`` is a
+    grid's tile: its image loads lazily and does not enlarge (it is a thumbnail; the link
+    opens the original), its video shows its poster and loads nothing until it is played.
 
     Example:
         >>> page = tile_html(Shown("img", "data:image/png;base64,AA=="), alt="a kite")
@@ -235,13 +259,15 @@ def tile_html(shown: Shown, *, salt: str = "", caption: str = "", alt: str = "",
     """
     if shown.tag is None:
         return f'<div class="genlab-media"><div class="genlab-links">{caption}</div></div>'
+    label = escape(alt)
+    if frame == "tile":
+        return _thumb_tile(shown, caption, label, extra)
     key = _key(shown.uri, salt)
     toggle = f'<input type="checkbox" class="genlab-zoom" id="{key}" hidden>'
     grow = (
         f'<label for="{key}"><span class="genlab-grow">&#10530; enlarge</span>'
         f'<span class="genlab-shrink">&#10529; smaller</span></label>'
     )
-    label = escape(alt)
     if shown.tag == "video":
         cover = f' poster="{shown.poster}"' if shown.poster else ""
         how = ' autoplay muted preload="auto"' if play == "once" else ' preload="metadata"'
@@ -261,10 +287,178 @@ def tile_html(shown: Shown, *, salt: str = "", caption: str = "", alt: str = "",
     )
 
 
+def run_tile_html(media: str, *, status: str, facts: Sequence[str] = (),
+                  notes: Sequence[str] = (), task_id: str | None = None,
+                  within: str = "") -> str:
+    """The tile frame: one result in a grid (an experiment's, a comparison's gallery) as its
+    media (``media``: HTML from :func:`media_html` or :func:`tile_html`), its status as a
+    badge where it did not succeed or shows no media, ``notes`` (an error, why media are
+    missing) and one line of ``facts`` (seed, seconds, scores, credits), titled with its
+    task. ``within`` names the grid it belongs to (a class its page styles). Every text is
+    escaped here.
+
+    Example:
+        >>> page = run_tile_html("", status="failed", facts=["seed 1", "2.0 s"],
+        ...                      notes=["<b>refused</b>"], task_id="t1")
+        >>> "&lt;b&gt;refused&lt;/b&gt;" in page, "seed 1 · 2.0 s" in page, "task t1" in page
+        (True, True, True)
+    """
+    parts = [media]
+    if status != "succeeded" or not media:
+        parts.append(f'<div class="status">{status_badge(status)}</div>')
+    parts += [f'<div class="note">{escape(n)}</div>' for n in notes if n]
+    if facts:
+        title = f' title="task {escape(task_id)}"' if task_id else ""
+        parts.append(f'<div class="meta"{title}>{escape(" · ".join(facts))}</div>')
+    where = f" {within}" if within else ""
+    return (f'<div class="genlab-run run run-{escape(status)}{where}">{"".join(parts)}'
+            "</div>")
+
+
+def _thumb_tile(shown: Shown, caption: str, label: str, extra: str) -> str:
+    """A grid's tile: a lazily loaded thumbnail, or a video's poster that loads its preview
+    only when played (``preload="none"``)."""
+    if shown.tag == "video":
+        cover = f' poster="{shown.poster}"' if shown.poster else ""
+        element = (f'<video controls playsinline preload="none" src="{shown.uri}"{cover}'
+                   f"{extra}></video>")
+        if shown.poster:  # stays where a host strips <video>; hidden by the style otherwise
+            element += (f'<img class="genlab-poster" src="{shown.poster}" alt="{label}" '
+                        'loading="lazy">')
+    else:
+        element = f'<img src="{shown.uri}" alt="{label}" loading="lazy">'
+    said = f'<figcaption class="genlab-links">{caption}</figcaption>' if caption else ""
+    return f'<figure class="genlab-media genlab-tile">{element}{said}</figure>'
+
+
+_THUMBS: OrderedDict[tuple[str, int, int, int], Shown] = OrderedDict()
+_THUMBS_LOCK = threading.Lock()
+_THUMBS_KEPT = 4096  # thumbnails of a few kB each: a few thousand tiles redraw at once
+
+
+def thumbnail_bytes(data: bytes, *, width: int = TILE_THUMB) -> tuple[bytes, str] | None:
+    """An image (or a video's first frame) as a small thumbnail at most ``width`` px wide,
+    upright by its EXIF orientation, as WebP (transparency kept); None when it cannot be
+    read.
+
+    Example:
+        >>> from genlab.emulator import samples
+        >>> small, mime = thumbnail_bytes(samples.image(1024, 1024), width=240)
+        >>> mime, len(small) < 20_000
+        ('image/webp', True)
+        >>> thumbnail_bytes(b"not an image") is None
+        True
+    """
+    from PIL import Image, ImageOps
+
+    from genlab.media._info import pillow_reads
+    from genlab.media.preview import poster
+
+    pillow_reads(data)
+    try:
+        with Image.open(io.BytesIO(data)) as opened:
+            opened.draft("RGB", (width, width))  # a JPEG decodes at the size it is shown
+            image = ImageOps.exif_transpose(opened) or opened
+            factor = min(image.width // width, image.height // width)
+            if factor >= 2:  # a box reduction first: resizing the whole picture is slow
+                image = image.reduce(factor)
+            if image.width > width:
+                image = image.resize((width, max(1, round(image.height * width
+                                                          / image.width))),
+                                     Image.Resampling.BILINEAR)
+            alpha = image.mode in ("RGBA", "LA", "PA") or (
+                image.mode == "P" and "transparency" in image.info)
+            if image.mode.startswith("I;16") or image.mode == "I":
+                image = image.point(lambda v: v / 256).convert("L")
+            out = io.BytesIO()
+            # WebP: a third of a JPEG's bytes at this size, transparency kept; method 1 is
+            # its quick encoder (a few ms a tile).
+            image.convert("RGBA" if alpha else "RGB").save(out, "WEBP", quality=70,
+                                                           method=1)
+            return out.getvalue(), "image/webp"
+    except (OSError, ValueError, Image.DecompressionBombError):
+        pass
+    frame = poster(data, width=width)  # a video, or a still only FFmpeg reads
+    return (frame, "image/jpeg") if frame else None
+
+
+def prepare_thumbnails(paths: Iterable[Path | str], *, width: int = TILE_THUMB) -> None:
+    """Make the thumbnails of these kept files side by side (decoding and scaling a picture
+    leave Python's lock, so a page of tiles takes about as many times less as there are
+    cores); a grid calls it before it draws a page, :func:`prepare_previews` when a result
+    is kept.
+
+    Example:
+        >>> prepare_thumbnails(["no-such-file.png"])
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    wanted = [media_location(p) for p in paths]
+    wanted = [p for p in wanted if Path(media_name(p)).suffix.lower() in MEDIA_SUFFIXES
+              and not Path(media_name(p)).stem.endswith("_cover")]
+    if len(wanted) < 2:
+        for where in wanted:
+            thumbnail_file(where, width=width)
+        return
+    with ThreadPoolExecutor(max_workers=min(len(wanted), os.cpu_count() or 1)) as pool:
+        list(pool.map(lambda where: thumbnail_file(where, width=width), wanted))
+
+
+def thumbnail_file(path: Path | str, cover: Path | str | None = None, *,
+                   width: int = TILE_THUMB) -> Shown:
+    """What a grid's tile shows for one kept file: an image as a :func:`thumbnail_bytes`
+    copy; a video as its browser-playable preview (:func:`shown_file`) with a thumbnail of
+    its first frame as the poster. Kept in memory by file, size and time: a page of tiles
+    drawn again is not made again.
+
+    Example:
+        >>> import pathlib, tempfile
+        >>> from genlab.emulator import samples
+        >>> kept = pathlib.Path(tempfile.mkdtemp()) / "t1.png"
+        >>> _ = kept.write_bytes(samples.image(1024, 1024))
+        >>> thumbnail_file(kept).uri.startswith("data:image/webp;base64,")
+        True
+        >>> thumbnail_file(kept.with_name("gone.png")).note
+        'could not be read (No such file or directory)'
+    """
+    try:
+        size = media_size(path)
+        when = Path(path).stat().st_mtime_ns if isinstance(path, Path) else 0
+    except (OSError, GenlabError) as exc:
+        return Shown(None, note=f"could not be read ({reason(exc)})")
+    key = (str(path), size, when, width)
+    with _THUMBS_LOCK:
+        if key in _THUMBS:
+            _THUMBS.move_to_end(key)
+            return _THUMBS[key]
+    if Path(media_name(path)).suffix.lower() in VIDEO_SUFFIXES:
+        shown = shown_file(path, cover, image_width=width)
+        if shown.tag == "video" and shown.poster:
+            small = thumbnail_bytes(base64.b64decode(shown.poster.partition(",")[2]),
+                                    width=width)
+            if small is not None:
+                shown = Shown("video", shown.uri, shown.note, data_uri(*small))
+    else:
+        try:
+            data = read_media(path)
+        except (OSError, GenlabError) as exc:
+            return Shown(None, note=f"could not be read ({reason(exc)})")
+        small = thumbnail_bytes(data, width=width)
+        shown = (Shown("img", data_uri(*small)) if small is not None
+                 else Shown(None, note="an image that cannot be read"))
+    with _THUMBS_LOCK:
+        _THUMBS[key] = shown
+        while len(_THUMBS) > _THUMBS_KEPT:
+            _THUMBS.popitem(last=False)
+    return shown
+
+
 def original_link(path: Path | str, *, served: bool = False,
-                  page_folder: str | os.PathLike[str] | None = None) -> str:
+                  page_folder: str | os.PathLike[str] | None = None, brief: bool = False
+                  ) -> str:
     """Where the original is: a link when the browser can open it, else the path as text;
-    with its size when known.
+    with its size when known. ``brief`` (a grid's tile): the link reads "original", its
+    file's name in its title.
 
     A cell's output and an export link the file relative to the notebook's folder (the
     working directory): JupyterLab and Notebook 7 turn that into the server's ``files/``
@@ -279,6 +473,8 @@ def original_link(path: Path | str, *, served: bool = False,
     Example:
         >>> original_link(Path("genlab-media/t1.mp4"))
         'original: <a href="genlab-media/t1.mp4" target="_blank" download>t1.mp4</a>'
+        >>> original_link(Path("genlab-media/t1.mp4"), brief=True)
+        '<a href="genlab-media/t1.mp4" target="_blank" download title="t1.mp4">original</a>'
         >>> original_link(Path("genlab-media/t1.mp4"), page_folder="genlab-output")
         'original: <a href="../genlab-media/t1.mp4" target="_blank" download>t1.mp4</a>'
     """
@@ -289,9 +485,11 @@ def original_link(path: Path | str, *, served: bool = False,
     except OSError:
         size = ""
     url = served_url(path) if served else None
+    said = (f' title="{escape(path.name)}">original</a>' if brief
+            else f">{escape(path.name)}</a>")
+    lead = "" if brief else "original: "
     if url is not None:
-        return (f'original: <a href="{escape(url)}" target="_blank" download>'
-                f"{escape(path.name)}</a>{size}")
+        return f'{lead}<a href="{escape(url)}" target="_blank" download{said}{size}'
     try:
         if page_folder is not None:
             shown = Path(os.path.relpath(path.resolve(), Path(page_folder).resolve()))
@@ -302,8 +500,9 @@ def original_link(path: Path | str, *, served: bool = False,
     if shown.is_absolute() or (page_folder is None and shown.as_posix().startswith("../")):
         return f"original: <code title='{escape(path)}'>{escape(path.name)}</code>{size}"
     href = escape(quote(shown.as_posix()))
-    return (f'original: <a href="{href}" target="_blank" download>{escape(shown.name)}</a>'
-            f"{size}")
+    said = (f' title="{escape(shown.name)}">original</a>' if brief
+            else f">{escape(shown.name)}</a>")
+    return f'{lead}<a href="{href}" target="_blank" download{said}{size}'
 
 
 def _size(count: int) -> str:
@@ -315,12 +514,15 @@ def _size(count: int) -> str:
 
 def media_html(paths: Sequence[Path | str], *, play: Play = "click",
                links: bool = True, served: bool = False,
-               page_folder: str | os.PathLike[str] | None = None) -> str:
+               page_folder: str | os.PathLike[str] | None = None, frame: Frame = "card",
+               extra: str = "", style: bool = True) -> str:
     """Kept files as tiles: videos as their browser-playable preview with a poster and a
     link to the original (``served``, ``page_folder``: as :func:`original_link` says),
     images enlargeable;
     covers stand in only for videos too large to embed, and other files (the JSON sidecar)
-    are skipped.
+    are skipped. ``frame="tile"`` draws a grid's tiles (:func:`thumbnail_file`, loaded
+    lazily); ``extra`` is added to each ``<video>``'s attributes (a row's sync handlers);
+    ``style=False`` leaves out :data:`MEDIA_CSS` for a page that includes it once.
 
     Example:
         >>> import pathlib, tempfile
@@ -339,21 +541,26 @@ def media_html(paths: Sequence[Path | str], *, play: Play = "click",
         if path.suffix.lower() not in MEDIA_SUFFIXES or path.stem.endswith("_cover"):
             continue
         is_video = path.suffix.lower() in VIDEO_SUFFIXES
-        shown = shown_file(where, names.get(f"{path.stem}_cover"))
+        cover = names.get(f"{path.stem}_cover")
+        shown = (thumbnail_file(where, cover) if frame == "tile"
+                 else shown_file(where, cover))
         parts = []
         if path.stem.endswith("_last_frame"):
             parts.append("last frame")
         if shown.note:
             parts.append(escape(f"{path.name}: {shown.note}"))
         if links:
-            parts.append(original_link(where, served=served, page_folder=page_folder))
+            parts.append(original_link(where, served=served, page_folder=page_folder,
+                                       brief=frame == "tile"))
         tile = tile_html(shown, salt=str(where), caption=" · ".join(parts), alt=path.name,
-                         play=play if is_video else "click")
+                         play=play if is_video else "click", frame=frame,
+                         extra=extra if is_video else "")
         (videos if is_video else images).append(tile)
     if not videos and not images:
         return ""
-    return (f'<div class="genlab-medias"><style>{MEDIA_CSS}</style>'
-            f'{"".join(videos)}{"".join(images)}</div>')
+    css = f"<style>{MEDIA_CSS}</style>" if style else ""
+    return f'<div class="genlab-medias">{css}{"".join(videos)}{"".join(images)}</div>'
+
 
 
 def prepare_previews(paths: Sequence[Path | str]) -> None:
@@ -363,13 +570,16 @@ def prepare_previews(paths: Sequence[Path | str]) -> None:
 
     The client calls it when it keeps a result, on a thread of its own: a camera-like video
     needs a display-size re-encode that takes a good part of a second, and a notebook draws
-    the card soon after. Files it cannot read are left to the card, which says why.
+    the card soon after. It makes each file's grid tile too (:func:`thumbnail_file`). Files
+    it cannot read are left to the card, which says why.
 
     Example:
         >>> prepare_previews(["no-such-file.mp4"])
     """
     for where in (media_location(p) for p in paths):
         path = Path(media_name(where))
+        if path.suffix.lower() in MEDIA_SUFFIXES and not path.stem.endswith("_cover"):
+            thumbnail_file(where)  # its tile, for a grid drawn later (small, kept in memory)
         if path.suffix.lower() not in VIDEO_SUFFIXES or path.stem.endswith(_SIDE_STEMS):
             continue
         try:
@@ -415,11 +625,28 @@ def media_facts(result: Result) -> str:
 
 
 def result_html(result: Result, *, play: Play = "once", links: bool = True,
-                media: bool = True, served: bool = False) -> str:
+                media: bool = True, served: bool = False,
+                frame: Literal["cell", "studio"] = "cell") -> str:
     """The card of one result (see the module docstring): ``play`` says whether its video
     plays once when shown or waits for a click; ``links`` whether originals are linked;
     ``media=False`` leaves the media out (a view that shows them elsewhere); ``served`` for
-    a card inside a widget (see :func:`original_link`)."""
+    a card inside a widget (see :func:`original_link`).
+
+    ``frame`` is what surrounds it: ``"cell"``, the whole card with its header (a cell, the
+    History tab, reports); ``"studio"``, the card inside the Studio's task card, whose header,
+    badge and buttons are widgets of its own (no header, no prompt: the Studio shows them;
+    links served). A grid's tile is :func:`media_html` with ``frame="tile"`` in
+    :func:`run_tile_html`.
+
+    Example:
+        >>> from genlab.media import Result
+        >>> done = Result(task_id="t1", status="succeeded", model="image-b", prompt="a kite")
+        >>> "task t1" in result_html(done), "task t1" in result_html(done, frame="studio")
+        (True, False)
+    """
+    if frame == "studio":
+        return result_body_html(result, play=play, links=links, media=media, prompt=False,
+                                served=True)
     facts = [f"task {result.task_id}"]
     if result.seconds is not None:
         facts.append(f"{result.seconds:.1f} s")
@@ -571,7 +798,9 @@ def outcomes_html(outcomes: Iterable[Any]) -> str:
 __all__ = [
     "MEDIA_CSS",
     "THUMB_WIDTH",
+    "TILE_THUMB",
     "TILE_WIDTH",
+    "Frame",
     "Shown",
     "data_uri",
     "linked_html",
@@ -580,11 +809,15 @@ __all__ = [
     "original_link",
     "outcomes_html",
     "prepare_previews",
+    "prepare_thumbnails",
     "reason",
     "result_body_html",
     "result_html",
     "results_html",
+    "run_tile_html",
     "shown_bytes",
     "shown_file",
+    "thumbnail_bytes",
+    "thumbnail_file",
     "tile_html",
 ]

@@ -22,7 +22,7 @@ merges elsewhere (the rating page's "Download my votes").
 
 from __future__ import annotations
 
-from genlab.history import JUDGE_PREFIX
+from genlab.history import JUDGE_PREFIX, votes_file
 from genlab.rating._chooser import Chooser
 from genlab.rating._judge import JudgeFunction, JudgeRun, judge, judge_rater
 from genlab.rating._pairs import (
@@ -35,7 +35,6 @@ from genlab.rating._pairs import (
 )
 from genlab.rating._session import DEFAULT_PAIRS, Pair, RatingSession
 from genlab.rating._source import Source, source_of
-from genlab.rating._votes_file import votes_file
 
 __all__ = [
     "DEFAULT_PAIRS",

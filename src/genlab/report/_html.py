@@ -31,7 +31,7 @@ from genlab.display import (
     escape,
 )
 from genlab.history import normalized, summarize
-from genlab.media.card import MEDIA_CSS, THUMB_WIDTH, Shown, tile_html
+from genlab.media.card import MEDIA_CSS, THUMB_WIDTH, Shown, run_tile_html, tile_html
 from genlab.media.preview import MAX_EMBED_BYTES
 from genlab.report._charts import figure_png, plot_spend, plot_summary
 from genlab.report._leaderboard import leaderboard
@@ -129,34 +129,28 @@ def _key(value: Any) -> Any:
 def _run_html(row: Mapping[str, Any], embed: Shown | None, numbered: bool,
               page_folder: str | os.PathLike[str] | None) -> str:
     status = str(row["status"])
-    parts = [f'<div class="run run-{_esc(status)}">']
     # A video's tile carries its first frame and the link to its original, which remain
     # where a host strips <video> (GitHub's notebook view, sanitisers).
     link = original_html(row, page_folder) if embed is not None else ""
+    media = ""
     if embed is not None and (embed.tag is not None or link):
         salt = str(row.get("task_id")) + str(row.get("repeat"))
         alt = "" if is_missing(row.get("prompt")) else str(row.get("prompt"))
-        parts.append(tile_html(embed, salt=salt, alt=alt, caption=link, extra=_SYNC))
-    if status != "succeeded":
-        parts.append(f'<div class="status">{_esc(status)}</div>')
-        if not is_missing(row.get("error")):
-            parts.append(f'<div class="note">{_esc(row["error"])}</div>')
+        media = tile_html(embed, salt=salt, alt=alt, caption=link, extra=_SYNC)
+    notes = [] if status == "succeeded" or is_missing(row.get("error")) else [str(row["error"])]
     if embed is not None and embed.note:
-        parts.append(f'<div class="note">{_esc(embed.note)}</div>')
+        notes.append(embed.note)
     meta = []
     if numbered and not is_missing(row.get("repeat")):
-        meta.append(f"#{_esc(row['repeat'])}")
+        meta.append(f"#{row['repeat']}")
     if not is_missing(row.get("seconds")):
         meta.append(f"{float(row['seconds']):.1f} s")
     if not is_missing(row.get("credits")):
         meta.append(f"{int(row['credits']):,} credits")
     if not is_missing(row.get("width")) and not is_missing(row.get("height")):
         meta.append(f"{int(row['width'])}×{int(row['height'])}")
-    if meta:
-        title = f' title="task {_esc(row["task_id"])}"' if not is_missing(row["task_id"]) else ""
-        parts.append(f'<div class="meta"{title}>{" · ".join(meta)}</div>')
-    parts.append("</div>")
-    return "".join(parts)
+    task = None if is_missing(row.get("task_id")) else str(row["task_id"])
+    return run_tile_html(media, status=status, facts=meta, notes=notes, task_id=task)
 
 
 def _column_header(names: Sequence[str], key: tuple[Any, ...]) -> str:

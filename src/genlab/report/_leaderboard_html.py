@@ -28,21 +28,27 @@ if TYPE_CHECKING:
 
 BOARD_CSS = f"""
 .genlab-board {{ color: {TEXT}; }}
+.genlab-board {{ max-width: 100%; }}
 .genlab-board table.genlab-board-table {{ border-collapse: collapse; margin: 4px 0; }}
 .genlab-board .genlab-board-table th, .genlab-board .genlab-board-table td {{
-  border-bottom: 1px solid {BORDER}; padding: 3px 8px; text-align: right;
+  border-bottom: 1px solid {BORDER}; padding: 3px 6px; text-align: right;
   white-space: nowrap; }}
-.genlab-board .genlab-board-table th {{ background: {SHADE}; font-weight: 600; }}
-.genlab-board .genlab-board-table .name {{ text-align: left; }}
+.genlab-board .genlab-board-table th {{ background: {SHADE}; font-weight: 600;
+  white-space: normal; vertical-align: bottom; }}
+.genlab-board .genlab-board-table .name {{ text-align: left; white-space: normal;
+  overflow-wrap: anywhere; }}
 .genlab-board .genlab-board-table .unrated td {{ color: {MUTED}; font-style: italic; }}
-.genlab-board .genlab-interval {{ position: relative; width: 180px; height: 14px; }}
+.genlab-board .genlab-board-table .range-text {{ display: block; color: {MUTED};
+  font-size: 0.8em; font-weight: normal; }}
+.genlab-board .genlab-interval {{ position: relative; width: 100px; height: 14px; }}
 .genlab-board .genlab-interval .range {{ position: absolute; top: 5px; height: 4px;
   background: {ACTIVE}; opacity: 0.55; border-radius: 2px; }}
 .genlab-board .genlab-interval .dot {{ position: absolute; top: 2px; width: 10px;
   height: 10px; margin-left: -5px; border-radius: 50%; background: {ACTIVE}; }}
 .genlab-board .genlab-interval .mid {{ position: absolute; top: 0; bottom: 0; width: 0;
   border-left: 1px dotted {MUTED}; }}
-.genlab-board .genlab-board-note {{ color: {MUTED}; font-size: 0.85em; }}
+.genlab-board .genlab-board-note {{ color: {MUTED}; font-size: 0.85em; max-width: 40em;
+  overflow-wrap: anywhere; }}
 """
 
 _PAIRS_CSS = f"""
@@ -111,11 +117,13 @@ def leaderboard_html(board: Leaderboard, *, note: str | None = None) -> str:
         if ranked:
             score, lo, hi = float(row["score"]), float(row["lower"]), float(row["upper"])
             # The rank the votes support (rank_ub: overlapping intervals share one).
+            # The interval's ends under the score: a narrow output keeps every column.
             cells = (f"<td title='by score alone: {int(row['rank'])}'>{int(row['rank_ub'])}"
-                     f"</td>{cells}<td><b>{score:.0f}</b></td>"
-                     f"<td>{_bar(score, lo, hi, span)}</td><td>{lo:.0f} – {hi:.0f}</td>")
+                     f"</td>{cells}<td><b>{score:.0f}</b>"
+                     f"<span class='range-text'>{lo:.0f}–{hi:.0f}</span></td>"
+                     f"<td>{_bar(score, lo, hi, span)}</td>")
         else:
-            cells = f"<td>–</td>{cells}<td colspan='3'>{escape(row['status'])}</td>"
+            cells = f"<td>–</td>{cells}<td colspan='2'>{escape(row['status'])}</td>"
         rate = "–" if is_missing(row["win_rate"]) else f"{float(row['win_rate']):.0%}"
         cells += (f"<td>{int(row['wins'])} / {int(row['losses'])} / {int(row['ties'])}"
                   f" / {int(row['both_bad'])}</td><td>{int(row['comparisons'])}</td>"
@@ -127,14 +135,21 @@ def leaderboard_html(board: Leaderboard, *, note: str | None = None) -> str:
         f"(1000 is average; +400 is ten-to-one odds), {level:.0%} bootstrap intervals; ties "
         "and “both bad” count half a win; competitors whose intervals overlap share a rank."
     )
-    said = " ".join([said, *(f"{n[:1].upper()}{n[1:]}." for n in board.notes)])
-    empty = "" if rows else "<tr><td colspan='9'>No votes yet.</td></tr>"
+    told = [f"{n[:1].upper()}{n[1:]}." for n in board.notes]
+    if not rows:  # nothing to rank: say so, and how votes are given
+        told = [f"{n}." for n in board.notes] or [
+            "genlab.rate(...) shows blind pairs to vote on; the board ranks them once there "
+            "are votes."]
+        return (f'<div class="genlab-board"><style>{BOARD_CSS}</style>'
+                f"<p><b>No votes yet</b> (ranking by {escape(', '.join(names))}).</p>"
+                f'<div class="genlab-board-note">{escape(" ".join(told))}</div></div>')
+    said = " ".join([said, *told])
     return (
         f'<div class="genlab-board"><style>{BOARD_CSS}</style>'
         f'<table class="genlab-board-table"><tr><th>rank</th>{head}<th>score</th>'
-        f"<th colspan='2' style='text-align:center'>{level:.0%} interval</th>"
-        "<th>won / lost / tie / both bad</th>"
-        f"<th>votes</th><th>win rate</th></tr>{''.join(rows)}{empty}</table>"
+        f"<th style='text-align:center'>{level:.0%} interval</th>"
+        "<th title='won / lost / tie / both bad'>won / lost / tie / bad</th>"
+        f"<th>votes</th><th>win rate</th></tr>{''.join(rows)}</table>"
         f'<div class="genlab-board-note">{escape(said)}</div></div>'
     )
 

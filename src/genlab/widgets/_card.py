@@ -3,9 +3,10 @@ its :class:`~genlab.widgets._task.Submission`.
 
 The card only draws: its :class:`~genlab.widgets._task.Submission` submits, waits, keeps and
 downloads, and the card observes the task's traits (status, steps, record, media, note,
-error, finished) and assigns its widgets' traits. The result's body is the one card's
-(:func:`genlab.media.card.result_body_html`); what the card shows around it (header, badge,
-steps, buttons) is drawn here. Every error ends up on the card, never raised.
+error, finished) and assigns its widgets' traits. The result is the one card in its Studio
+frame (:func:`genlab.media.card.result_html` with ``frame="studio"``); what the card shows
+around it (header, badge, steps, buttons) is drawn here. Every error ends up on the card,
+never raised.
 
 "Stop waiting" stops polling (the task keeps running on the service) and turns into "Resume
 waiting", which follows the same task again; a card whose task ended shows neither. The

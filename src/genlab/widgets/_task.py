@@ -3,8 +3,9 @@ shows as traits. It talks to the client; :class:`~genlab.widgets.TaskCard` only 
 
 ``start`` hands the request to ``client.generate_future`` and returns at once. The client's
 runner thread reports each new status (``on_update``) and ends the future; the result is then
-kept or saved and drawn as the one card's body (:func:`genlab.media.card.result_body_html`) on
-the widgets' :class:`~genlab.widgets.Background`, so the runner stays free to poll. Every
+kept or saved and drawn as the one card in its Studio frame
+(:func:`genlab.media.card.result_html`, ``frame="studio"``) on the widgets'
+:class:`~genlab.widgets.Background`, so the runner stays free to poll. Every
 error ends up in the traits (``error``, ``note``), never raised from a callback.
 
 Example:
@@ -34,7 +35,7 @@ from genlab.client import TaskRecord
 from genlab.client.journal import safe_filename
 from genlab.display import MUTED, escape, text
 from genlab.media import MEDIA_ENV, media_join, media_location
-from genlab.media.card import result_body_html
+from genlab.media.card import result_html
 from genlab.report import as_result
 from genlab.widgets._background import Background
 from genlab.widgets._protocols import StudioClient
@@ -253,7 +254,7 @@ class Submission(traitlets.HasTraits):
             result = result_of(as_result(record), kept=[str(p) for p in self.paths])
         # The one card's body (facts, what differs from the request, media and originals);
         # the task card draws its own header and prompt.
-        return result_body_html(result, prompt=False, served=True)  # inside a widget
+        return result_html(result, frame="studio")  # inside the Studio's own header
 
     def _drawn(self, markup: str) -> None:
         self.media = markup

@@ -5,7 +5,9 @@ with the session; "Download my votes" gives the person this file, and whoever ke
 history merges it with ``genlab history migrate FILE DEST``. The file is a copy of the history
 (``genlab.history.copy_history``: the results and experiments the votes refer to, every
 vote's ``rating_id``) from which every other rater's votes are removed; ``migrate`` copies
-rows by id, so merging the same file twice adds nothing the second time.
+rows by id, so merging the same file twice adds nothing the second time. It lives in
+genlab.history, beside ``copy_history``: it edits the copy's ``ratings`` table, and only
+genlab.history writes SQL on its tables.
 
 Example:
     path = votes_file(history, "ana", "genlab-media/votes/votes-ana.sqlite")
@@ -17,10 +19,14 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
-from genlab.history import History, copy_history
+from genlab.history._copy import copy_history
+
+if TYPE_CHECKING:
+    from genlab.history import History
 
 
 def votes_file(history: History, rater: str, path: str | os.PathLike[str]) -> Path:
@@ -33,7 +39,7 @@ def votes_file(history: History, rater: str, path: str | os.PathLike[str]) -> Pa
 
     Example:
         >>> import os, tempfile
-        >>> from genlab.history import RatingEntry
+        >>> from genlab.history import History, RatingEntry
         >>> folder = tempfile.mkdtemp()
         >>> history = History(os.path.join(folder, "h.sqlite"))
         >>> for who in ("ana", "ben"):
