@@ -248,8 +248,8 @@ def grid_html(exp: Experiment, columns: Literal["prompt", "model"] = "prompt", *
     size = f"--genlab-col:{least}px;max-width:{n * most + (n - 1) * GAP}px"
     # The money line is what the run said before sending; beside it, where the cells stand
     # now (a finished grid should not read "16 to send").
-    counts = frame["status"].fillna("not sent").value_counts()
-    now = " · ".join(f"{n:,} {status}" for status, n in counts.items())
+    standing = frame["status"].fillna("not sent").value_counts()
+    now = " · ".join(f"{n:,} {status}" for status, n in standing.items())
     said = f"before the run: {exp.money_line}" if exp.money_line else ""
     money = (f"<div class='genlab-exp-money'>{escape(' — now: '.join(filter(None, [said, now])))}"
              "</div>" if said or now else "")
