@@ -148,8 +148,10 @@ def test_a_person_rates_ten_pairs_with_the_keyboard(lab: str) -> None:
             page.keyboard.type(
                 "import genlab; votes = genlab.History('genlab-output/"
                 "which-model-is-better.sqlite').ratings(tag='which-model'); "
-                # This person's: the notebook also records three simulated raters' votes.
-                "mine = votes[~votes['rater'].isin(['ana', 'ben', 'carl'])]; "
+                # This person's: the notebook also records three simulated raters' votes
+                # and a judge's.
+                "mine = votes[~votes['rater'].isin(['ana', 'ben', 'carl']) "
+                "& ~votes['rater'].str.startswith('judge:')]; "
                 "print('votes after restart:', len(mine))"
             )
             page.keyboard.press("Shift+Enter")
@@ -161,7 +163,9 @@ def test_a_person_rates_ten_pairs_with_the_keyboard(lab: str) -> None:
             browser.close()
 
     votes = History(VOTES).ratings(tag="which-model")
-    votes = votes[~votes["rater"].isin(["ana", "ben", "carl"])]  # the simulated raters' aside
+    # The simulated raters' and the judge's aside.
+    votes = votes[~votes["rater"].isin(["ana", "ben", "carl"])
+                  & ~votes["rater"].str.startswith("judge:")]
     assert len(votes) == 20
     typed = votes.tail(10)["answer"].value_counts().to_dict()
     assert typed == {"left": 4, "right": 3, "tie": 2, "both bad": 1}
